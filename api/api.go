@@ -1,0 +1,182 @@
+// Package api is the wire contract of tabpilot: the request and result types
+// every door (CLI, JSON-RPC, MCP, Go) speaks, and the stable error codes with
+// their hints. It imports the standard library only, so clients can use it
+// without pulling in a CDP stack.
+//
+// A result is {"content": [...], "details": {...}, "isError": false}. Content
+// items are text ({"type":"text","text":…}) or images
+// ({"type":"image","mimeType":…,"data":BASE64}). On failure isError is true
+// and details.error is {"code","message","hint"}.
+package api
+
+import "encoding/json"
+
+// Content is one item of a result's content: text or a base64 image.
+type Content struct {
+	// Type is "text" or "image".
+	Type string `json:"type"`
+	// Text is set when Type is "text".
+	Text string `json:"text,omitempty"`
+	// MimeType is set when Type is "image", e.g. "image/jpeg".
+	MimeType string `json:"mimeType,omitempty"`
+	// Data is the base64 (standard encoding) image bytes when Type is "image".
+	Data string `json:"data,omitempty"`
+}
+
+// TextContent returns a text content item.
+func TextContent(s string) Content { return Content{Type: "text", Text: s} }
+
+// Result is what every action returns on every door.
+type Result struct {
+	Content []Content      `json:"content"`
+	Details map[string]any `json:"details"`
+	IsError bool           `json:"isError"`
+}
+
+// Text returns the text items of the result joined by newlines.
+func (r *Result) Text() string {
+	s := ""
+	for _, c := range r.Content {
+		if c.Type == "text" {
+			if s != "" {
+				s += "\n"
+			}
+			s += c.Text
+		}
+	}
+	return s
+}
+
+// Common fields of every request.
+type Common struct {
+	// Name is the tab's name; empty means "main".
+	Name string `json:"name,omitempty"`
+	// Timeout is in seconds; 0 means the default (30), and it is clamped to
+	// 1..max_timeout.
+	Timeout float64 `json:"timeout,omitempty"`
+}
+
+// Viewport is the tab's layout viewport in CSS pixels, and its device scale
+// factor (Emulation.setDeviceMetricsOverride).
+type Viewport struct {
+	Width  int     `json:"width"`
+	Height int     `json:"height"`
+	Scale  float64 `json:"scale,omitempty"`
+}
+
+// App selects a non-headless browser: a spawned executable (Path) or an
+// existing CDP endpoint (CDPURL).
+type App struct {
+	Path    string   `json:"path,omitempty"`
+	CDPURL  string   `json:"cdp_url,omitempty"`
+	Args    []string `json:"args,omitempty"`
+	Target  string   `json:"target,omitempty"`
+	Profile string   `json:"profile,omitempty"`
+}
+
+// OpenRequest opens (or reuses) a named tab and optionally navigates it.
+type OpenRequest struct {
+	Common
+	URL      string    `json:"url,omitempty"`
+	Viewport *Viewport `json:"viewport,omitempty"`
+	// WaitUntil is load, domcontentloaded, networkidle0 or networkidle2 (default).
+	WaitUntil string `json:"wait_until,omitempty"`
+	// Dialogs is accept, dismiss, or empty for no automatic handling.
+	Dialogs string `json:"dialogs,omitempty"`
+	App     *App   `json:"app,omitempty"`
+}
+
+// CloseRequest closes one tab (Name) or every tab (All).
+type CloseRequest struct {
+	Common
+	All  bool `json:"all,omitempty"`
+	Kill bool `json:"kill,omitempty"`
+}
+
+// RunRequest runs Code, the body of an async JavaScript function, against a tab.
+type RunRequest struct {
+	Common
+	Code string `json:"code"`
+}
+
+// ObserveRequest observes a tab (DESIGN.md section 4).
+type ObserveRequest struct {
+	Common
+	IncludeAll   bool   `json:"include_all,omitempty"`
+	ViewportOnly bool   `json:"viewport_only,omitempty"`
+	MaxTokens    int    `json:"max_tokens,omitempty"`
+	Query        string `json:"query,omitempty"`
+	Since        string `json:"since,omitempty"`
+	Scroll       bool   `json:"scroll,omitempty"`
+}
+
+// ScreenshotRequest takes a screenshot of the viewport, the full page or one element.
+type ScreenshotRequest struct {
+	Common
+	Selector string `json:"selector,omitempty"`
+	FullPage bool   `json:"full_page,omitempty"`
+	Save     string `json:"save,omitempty"`
+	Marks    bool   `json:"marks,omitempty"`
+}
+
+// ExtractRequest extracts the readable content of a tab.
+type ExtractRequest struct {
+	Common
+	// Format is markdown (default), text or html.
+	Format string `json:"format,omitempty"`
+}
+
+// ActRequest is the shared shape of the click, type, fill and press shortcuts.
+// Target is an element number from the latest observation or a selector.
+type ActRequest struct {
+	Common
+	Target string `json:"target,omitempty"`
+	// Text is the text to type (type), the value (fill) or the key (press).
+	Text string `json:"text,omitempty"`
+}
+
+// TabsRequest lists the open tabs.
+type TabsRequest struct{}
+
+// Methods are the JSON-RPC method names, in the order of DESIGN.md section 7.
+var Methods = []string{"open", "close", "run", "observe", "tabs", "screenshot", "extract", "click", "type", "fill", "press"}
+
+// ErrorResult builds a failed result from an error code, message and hint.
+func ErrorResult(code Code, message string) *Result {
+	return &Result{
+		Content: []Content{TextContent(string(code) + ": " + message)},
+		Details: map[string]any{"error": ErrorInfo{Code: code, Message: message, Hint: code.Hint()}},
+		IsError: true,
+	}
+}
+
+// ErrorInfo is details.error of a failed result.
+type ErrorInfo struct {
+	Code    Code   `json:"code"`
+	Message string `json:"message"`
+	Hint    string `json:"hint,omitempty"`
+}
+
+// ErrorOf returns the details.error of a failed result, decoding it when the
+// result came over the wire, or nil when the result did not fail.
+func (r *Result) ErrorOf() *ErrorInfo {
+	if r == nil || !r.IsError {
+		return nil
+	}
+	switch v := r.Details["error"].(type) {
+	case ErrorInfo:
+		return &v
+	case *ErrorInfo:
+		return v
+	default:
+		b, err := json.Marshal(v)
+		if err != nil {
+			return &ErrorInfo{Code: Internal, Message: r.Text()}
+		}
+		var e ErrorInfo
+		if json.Unmarshal(b, &e) != nil || e.Code == "" {
+			return &ErrorInfo{Code: Internal, Message: r.Text()}
+		}
+		return &e
+	}
+}

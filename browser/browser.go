@@ -1,0 +1,328 @@
+// Package browser owns the browsers tabpilot drives: finding the Chromium
+// executable, launching it with the right flags in its own process group,
+// connecting to it over CDP, and a Registry of refcounted Handles keyed by
+// browser kind (DESIGN.md sections 1 and 3).
+//
+// A Handle holds one browser connection and a hidden first tab that binds
+// the connection's lifetime (chromedp closes the whole browser when the
+// context that allocated it is cancelled). Tabs are created below it with
+// NewTab. A launched browser runs in its own process group with a
+// parent-death signal, so no Chromium outlives the daemon; Close stops it in
+// stages: close the browser over CDP, cancel the allocator, kill the group.
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/chromedp"
+)
+
+// Kind is how tabpilot reaches a browser.
+type Kind string
+
+// The browser kinds of DESIGN.md section 3.
+const (
+	// Headless is a Chromium that tabpilot launches (headless unless
+	// Options.Headed).
+	Headless Kind = "headless"
+	// Spawned is an app that tabpilot starts with --remote-debugging-port.
+	Spawned Kind = "spawned"
+	// Connected is a browser that runs already and exposes a CDP endpoint.
+	Connected Kind = "connected"
+)
+
+// Options configure launched browsers. The zero value launches a headless
+// Chromium found by Find.
+type Options struct {
+	// ExecPath is the Chromium executable; empty means Find("").
+	ExecPath string
+	// Headed shows a window instead of running headless.
+	Headed bool
+	// Args are extra command-line flags, e.g. "--host-resolver-rules=…".
+	// A flag given here overrides a default of the same name.
+	Args []string
+	// ProfileDir is a persistent user data directory; empty means a fresh
+	// temporary profile, removed when the browser closes.
+	ProfileDir string
+	// StartTimeout bounds the launch; 0 means 30s.
+	StartTimeout time.Duration
+	// Logger receives logs; nil discards them.
+	Logger *slog.Logger
+}
+
+// DefaultFlags are the flags every launched browser gets on top of
+// chromedp's defaults: no background traffic, no component updates, no
+// first-run UI, no QUIC.
+var DefaultFlags = []string{
+	"--disable-background-networking",
+	"--disable-component-update",
+	"--disable-sync",
+	"--no-first-run",
+	"--disable-quic",
+	"--mute-audio",
+	"--hide-scrollbars",
+}
+
+// Handle is one browser connection. Its methods are safe for concurrent use.
+type Handle struct {
+	kind    Kind
+	key     Key
+	log     *slog.Logger
+	version string
+	product string
+
+	allocCancel context.CancelFunc
+	ctx         context.Context // the hidden first tab; parent of every tab
+	cancel      context.CancelFunc
+	pid         int
+	done        chan struct{} // closed when the connection is lost or closed
+	closeOnce   sync.Once
+	closed      chan struct{}
+}
+
+// Kind returns how the browser is reached.
+func (h *Handle) Kind() Kind { return h.kind }
+
+// Key returns the registry key of the handle.
+func (h *Handle) Key() Key { return h.key }
+
+// Version returns the browser's product string, e.g. "Chrome/131.0.6778.85"
+// (Browser.getVersion).
+func (h *Handle) Version() string { return h.product }
+
+// PID returns the browser process id for a launched browser, else 0.
+func (h *Handle) PID() int { return h.pid }
+
+// Done is closed when the browser connection is lost (crash, kill,
+// disconnect) or the handle is closed.
+func (h *Handle) Done() <-chan struct{} { return h.done }
+
+// Alive reports whether the connection is up.
+func (h *Handle) Alive() bool {
+	select {
+	case <-h.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// Context returns the handle's browser context: a chromedp context whose
+// children (chromedp.NewContext) are new tabs. It is cancelled by Close.
+func (h *Handle) Context() context.Context { return h.ctx }
+
+// NewTab creates a page target (Target.createTarget) and attaches to it. The
+// returned context is the tab's chromedp context: cancel closes the target.
+// ctx bounds only the creation: if it ends first, the half-made tab is
+// closed and ctx's error returned.
+func (h *Handle) NewTab(ctx context.Context, opts ...chromedp.ContextOption) (context.Context, context.CancelFunc, error) {
+	if !h.Alive() {
+		return nil, nil, &Error{Code: CodeNotAlive, Msg: "the browser is gone"}
+	}
+	tctx, cancel := chromedp.NewContext(h.ctx, opts...)
+	errc := make(chan error, 1)
+	// The first Do binds the target to tctx; it must run without a deadline.
+	go func() { errc <- chromedp.Do(tctx) }()
+	select {
+	case err := <-errc:
+		if err != nil {
+			cancel()
+			return nil, nil, fmt.Errorf("create tab: %w", err)
+		}
+		return tctx, cancel, nil
+	case <-ctx.Done():
+		go func() { <-errc; cancel() }()
+		return nil, nil, fmt.Errorf("create tab: %w", ctx.Err())
+	case <-h.done:
+		cancel()
+		return nil, nil, &Error{Code: CodeNotAlive, Msg: "the browser went away while creating a tab"}
+	}
+}
+
+// Close stops the browser in stages, waiting at most until ctx is done:
+// close the browser over CDP (Browser.close), cancel the allocator (which
+// kills the process and removes a temporary profile), then kill the
+// process group. For a connected browser it only disconnects.
+func (h *Handle) Close(ctx context.Context) error {
+	h.closeOnce.Do(func() {
+		go func() {
+			defer close(h.closed)
+			if h.kind == Headless {
+				// Ask the browser to quit; chromedp.Cancel does Browser.close
+				// and waits for the process.
+				_ = chromedp.Cancel(h.ctx)
+			}
+			h.cancel()
+			h.allocCancel()
+			h.killGroup()
+		}()
+	})
+	select {
+	case <-h.closed:
+		return nil
+	case <-ctx.Done():
+		// Must-do: the group dies even if the graceful path hangs.
+		h.killGroup()
+		return fmt.Errorf("close browser: %w", ctx.Err())
+	}
+}
+
+// killGroup sends SIGKILL to the launched browser's process group.
+func (h *Handle) killGroup() {
+	if h.pid > 0 && h.kind == Headless {
+		_ = syscall.Kill(-h.pid, syscall.SIGKILL)
+	}
+}
+
+// Launch starts a Chromium (the headless kind) and connects to it over a
+// pipe (--remote-debugging-pipe). The process runs in its own process group
+// with SIGKILL as its parent-death signal. parent is the long-lived context
+// the browser hangs below (the supervisor's, never a request's); ctx bounds
+// only the launch.
+//
+// Errors: *Error with CodeUnavailable when no executable is found or it
+// fails to start.
+func Launch(parent, ctx context.Context, o *Options) (*Handle, error) {
+	var opts Options
+	if o != nil {
+		opts = *o
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	exe, err := Find(opts.ExecPath)
+	if err != nil {
+		return nil, err
+	}
+	aopts := append([]chromedp.ExecAllocatorOption{}, chromedp.DefaultExecAllocatorOptions[:]...)
+	aopts = append(aopts,
+		chromedp.ExecPath(exe),
+		chromedp.ModifyCmdFunc(func(cmd *exec.Cmd) {
+			if cmd.SysProcAttr == nil {
+				cmd.SysProcAttr = &syscall.SysProcAttr{}
+			}
+			cmd.SysProcAttr.Setpgid = true
+			cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+		}),
+	)
+	if opts.Headed {
+		aopts = append(aopts, chromedp.VisibleWindow)
+	}
+	if opts.ProfileDir != "" {
+		aopts = append(aopts, chromedp.UserDataDir(opts.ProfileDir))
+	}
+	for _, f := range append(append([]string{}, DefaultFlags...), opts.Args...) {
+		name, val := splitFlag(f)
+		if name == "" {
+			continue
+		}
+		aopts = append(aopts, chromedp.Flag(name, val))
+	}
+	allocCtx, allocCancel := chromedp.NewExecAllocator(context.WithoutCancel(parent), aopts...)
+	bctx, bcancel := chromedp.NewContext(allocCtx,
+		chromedp.WithLogf(func(f string, a ...any) { log.Debug(fmt.Sprintf(f, a...), "src", "chromedp") }),
+		chromedp.WithErrorf(func(f string, a ...any) { log.Debug(fmt.Sprintf(f, a...), "src", "chromedp") }),
+	)
+	h := &Handle{kind: Headless, key: Key{Kind: Headless, Profile: opts.ProfileDir}, log: log,
+		allocCancel: allocCancel, ctx: bctx, cancel: bcancel,
+		done: make(chan struct{}), closed: make(chan struct{})}
+
+	timeout := opts.StartTimeout
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- chromedp.Do(bctx) }() // no deadline: binds the browser's life
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case err = <-errc:
+	case <-ctx.Done():
+		err = ctx.Err()
+	case <-timer.C:
+		err = fmt.Errorf("no CDP connection within %v", timeout)
+	}
+	if err != nil {
+		bcancel()
+		allocCancel()
+		return nil, &Error{Code: CodeUnavailable, Msg: fmt.Sprintf("launch %s: %v", exe, err), Err: err}
+	}
+	c := chromedp.FromContext(bctx)
+	if p := c.Browser.Process(); p != nil {
+		h.pid = p.Pid
+	}
+	if v, err := cdp.Call(ctx, c.Browser, browser.GetVersion, cdp.Empty{}); err == nil {
+		h.product = v.Product
+		h.version = v.UserAgent
+	}
+	go func() {
+		select {
+		case <-c.Browser.LostConnection:
+		case <-bctx.Done():
+		}
+		close(h.done)
+	}()
+	log.Info("browser launched", "exec", exe, "pid", h.pid, "version", h.product)
+	return h, nil
+}
+
+// UserAgent returns the browser's default user agent (Browser.getVersion).
+func (h *Handle) UserAgent() string { return h.version }
+
+// splitFlag turns "--name=value" or "--name" into chromedp.Flag arguments.
+func splitFlag(f string) (string, any) {
+	f = strings.TrimLeft(strings.TrimSpace(f), "-")
+	if f == "" {
+		return "", nil
+	}
+	if name, val, ok := strings.Cut(f, "="); ok {
+		return name, strings.Trim(val, `"`)
+	}
+	return f, true
+}
+
+// candidates are the executable names and paths Find tries, in order.
+var candidates = []string{
+	"chromium", "chromium-browser", "google-chrome", "google-chrome-stable",
+	"/usr/bin/chromium", "/usr/lib/chromium/chromium", "/usr/bin/chromium-browser",
+	"/snap/bin/chromium", "/usr/bin/google-chrome", "/opt/google/chrome/chrome",
+}
+
+// Find returns the Chromium executable: explicit when non-empty (it must
+// exist and be executable), else the first of chromium, chromium-browser,
+// google-chrome, google-chrome-stable on PATH, then their usual paths.
+// Errors: *Error with CodeUnavailable, whose hint says how to install it.
+func Find(explicit string) (string, error) {
+	if explicit != "" {
+		p, err := exec.LookPath(explicit)
+		if err != nil {
+			return "", &Error{Code: CodeUnavailable, Msg: fmt.Sprintf("chromium executable %q not usable: %v", explicit, err), Err: ErrNoBrowser}
+		}
+		return p, nil
+	}
+	for _, c := range candidates {
+		if p, err := exec.LookPath(c); err == nil {
+			if st, err := os.Stat(p); err == nil && !st.IsDir() {
+				return p, nil
+			}
+		}
+	}
+	return "", &Error{Code: CodeUnavailable, Msg: "no Chromium found (tried chromium, chromium-browser, google-chrome, google-chrome-stable)", Err: ErrNoBrowser}
+}
+
+// IsLost reports whether err means the browser connection is gone.
+func IsLost(err error) bool {
+	return errors.Is(err, chromedp.ErrTargetDetached) || strings.Contains(fmt.Sprint(err), "lost the connection")
+}

@@ -1,0 +1,61 @@
+// Package testenv holds what tabpilot's browser tests share: the launch
+// flags that keep test browsers on this machine, and a leak check for
+// Chromium processes.
+package testenv
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// BrowserArgs are the flags every test browser gets: names resolve only
+// to localhost and 127.0.0.1, and no background traffic leaves.
+var BrowserArgs = []string{
+	`--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1`,
+	"--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
+}
+
+// ChromiumChildren returns the pids of Chromium processes whose parent
+// chain reaches pid (the test process).
+func ChromiumChildren(pid int) []int {
+	entries, _ := os.ReadDir("/proc")
+	parent := map[int]int{}
+	name := map[int]string{}
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(s[i+1:])
+		if len(f) < 2 {
+			continue
+		}
+		pp, _ := strconv.Atoi(f[1])
+		parent[p] = pp
+		name[p] = s[strings.IndexByte(s, '(')+1 : i]
+	}
+	var out []int
+	for p := range parent {
+		if !strings.Contains(name[p], "chrom") {
+			continue
+		}
+		for q := parent[p]; q > 1; q = parent[q] {
+			if q == pid {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	return out
+}

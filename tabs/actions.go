@@ -1,0 +1,461 @@
+package tabs
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp/kb"
+)
+
+// ActionResult reports what an action did.
+type ActionResult struct {
+	// Target describes the element acted on.
+	Target string `json:"target,omitempty"`
+	// Value is a field's text after type or fill.
+	Value *string `json:"value,omitempty"`
+	// Dialog is a JavaScript dialog the action opened and left pending.
+	Dialog *Dialog `json:"dialog,omitempty"`
+	// Navigated is true when the action started a top-level navigation.
+	Navigated bool `json:"navigated,omitempty"`
+}
+
+func (t *Tab) mouse(ctx context.Context, typ input.DispatchMouseEventType, x, y float64, clicks int64) error {
+	p := input.DispatchMouseEventParams{Type: typ, X: x, Y: y}
+	if typ != input.DispatchMouseEventTypeMouseMoved {
+		p.Button = input.MouseButtonLeft
+		p.ClickCount = clicks
+		p.Buttons = 1
+		if typ == input.DispatchMouseEventTypeMouseReleased {
+			p.Buttons = 0
+		}
+	}
+	_, err := cdp.Call(ctx, t.target, input.DispatchMouseEvent, p)
+	return err
+}
+
+// Click clicks the element a target names: it waits until the element is
+// actionable (attached, visible, stable, enabled, receiving the pointer),
+// then dispatches mouseMoved, mousePressed and mouseReleased at its centre
+// (Input.dispatchMouseEvent) and checks that the element got the click.
+// Errors: element_not_found, stale_element, not_actionable, timeout.
+func (t *Tab) Click(ctx context.Context, tg Target) (*ActionResult, error) {
+	el, err := t.find(ctx, tg, autoWait)
+	if err != nil {
+		return nil, err
+	}
+	x, y, err := t.actionable(ctx, el, actOpts{enabled: true, hitTest: true}, autoWait)
+	if err != nil {
+		return nil, err
+	}
+	// Arm a one-shot listener so a click that never reaches the element is
+	// reported, not taken for success.
+	const arm = `function(){ const el = this; el.__tpClicked = false; el.addEventListener('click', () => { el.__tpClicked = true; }, {capture: true, once: true}); }`
+	_ = t.callOn(ctx, el, arm, nil)
+	nav := t.NavSeq()
+	res := &ActionResult{Target: el.desc}
+	err = t.blocking(ctx, func(ctx context.Context) error {
+		if err := t.mouse(ctx, input.DispatchMouseEventTypeMouseMoved, x, y, 0); err != nil {
+			return err
+		}
+		if err := t.mouse(ctx, input.DispatchMouseEventTypeMousePressed, x, y, 1); err != nil {
+			return err
+		}
+		return t.mouse(ctx, input.DispatchMouseEventTypeMouseReleased, x, y, 1)
+	})
+	var dpe *dialogPendingError
+	if asDialog(err, &dpe) {
+		res.Dialog = dpe.d
+		return res, nil
+	}
+	if err != nil {
+		return nil, cdpErr("click", err)
+	}
+	if t.NavSeq() != nav {
+		res.Navigated = true
+		return res, nil
+	}
+	var got *bool
+	const check = `function(){ const v = this.__tpClicked; delete this.__tpClicked; return v; }`
+	if err := t.callOn(ctx, el, check, &got); err == nil && got != nil && !*got && t.NavSeq() == nav {
+		return nil, &Error{Code: CodeNotActionable, Msg: el.desc + " did not receive the click (another element took it at that point)"}
+	}
+	res.Navigated = t.NavSeq() != nav
+	return res, nil
+}
+
+// Hover moves the mouse to the centre of the element (Input.dispatchMouseEvent
+// mouseMoved), after the actionability checks.
+func (t *Tab) Hover(ctx context.Context, tg Target) (*ActionResult, error) {
+	el, err := t.find(ctx, tg, autoWait)
+	if err != nil {
+		return nil, err
+	}
+	x, y, err := t.actionable(ctx, el, actOpts{hitTest: true}, autoWait)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.blocking(ctx, func(ctx context.Context) error {
+		return t.mouse(ctx, input.DispatchMouseEventTypeMouseMoved, x, y, 0)
+	}); err != nil {
+		return nil, cdpErr("hover", err)
+	}
+	return &ActionResult{Target: el.desc}, nil
+}
+
+// prepareText focuses the field (clicking it first if focusing alone does
+// not work) and, for fill, selects its content. It returns the field's text
+// before the edit, or set=true when the value was set directly (date and
+// similar inputs).
+func (t *Tab) prepareText(ctx context.Context, tg Target, value, mode string) (*element, string, bool, error) {
+	el, err := t.find(ctx, tg, autoWait)
+	if err != nil {
+		return nil, "", false, err
+	}
+	if _, _, err := t.actionable(ctx, el, actOpts{enabled: true}, autoWait); err != nil {
+		return nil, "", false, err
+	}
+	var r struct {
+		Error string `json:"error"`
+		Set   bool   `json:"set"`
+		Value string `json:"value"`
+	}
+	if err := t.callOn(ctx, el, editableJS, &r, value, mode); err != nil {
+		return nil, "", false, err
+	}
+	if r.Error != "" {
+		return nil, "", false, &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("cannot %s %s: %s", mode, el.desc, r.Error)}
+	}
+	return el, r.Value, r.Set, nil
+}
+
+func (t *Tab) fieldValue(ctx context.Context, el *element) (string, error) {
+	var v string
+	err := t.callOn(ctx, el, valueJS, &v)
+	return v, err
+}
+
+// Type types text into the element as a person would: it focuses it, puts
+// the caret at the end, and sends each character as key events
+// (Input.dispatchKeyEvent keyDown/char/keyUp from the US layout) or, for
+// characters no key produces, Input.insertText. A field whose text did not
+// change is reported as not_actionable, never as success.
+func (t *Tab) Type(ctx context.Context, tg Target, text string) (*ActionResult, error) {
+	el, before, _, err := t.prepareText(ctx, tg, text, "type")
+	if err != nil {
+		return nil, err
+	}
+	err = t.blocking(ctx, func(ctx context.Context) error {
+		for _, r := range text {
+			if err := t.typeRune(ctx, r); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return t.afterEdit(ctx, el, before, text, "type", err)
+}
+
+func (t *Tab) afterEdit(ctx context.Context, el *element, before, text, mode string, err error) (*ActionResult, error) {
+	res := &ActionResult{Target: el.desc}
+	var dpe *dialogPendingError
+	if asDialog(err, &dpe) {
+		res.Dialog = dpe.d
+		return res, nil
+	}
+	if err != nil {
+		return nil, cdpErr(mode, err)
+	}
+	after, err := t.fieldValue(ctx, el)
+	if err != nil {
+		var e *Error
+		if ok := asError(err, &e); ok && e.Code == CodeStaleElement {
+			res.Navigated = true // the edit submitted the form
+			return res, nil
+		}
+		return nil, err
+	}
+	res.Value = &after
+	if text != "" && after == before {
+		return nil, &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("%s into %s had no effect: its text is still %q (a page script may reject or reset it)", mode, el.desc, trim(after, 80))}
+	}
+	return res, nil
+}
+
+func trim(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}
+
+func (t *Tab) typeRune(ctx context.Context, r rune) error {
+	if r == '\n' {
+		r = '\r'
+	}
+	k, ok := kb.Keys[r]
+	if !ok || r > unicode.MaxASCII {
+		_, err := cdp.Call(ctx, t.target, input.InsertText, input.InsertTextParams{Text: string(r)})
+		return err
+	}
+	return t.sendKey(ctx, k, 0)
+}
+
+// sendKey dispatches keyDown (with text when printable and no command
+// modifier) and keyUp for one key.
+func (t *Tab) sendKey(ctx context.Context, k *kb.Key, mods int64) error {
+	if k.Shift {
+		mods |= 8
+	}
+	down := input.DispatchKeyEventParams{
+		Type: input.DispatchKeyEventTypeKeyDown, Key: k.Key, Code: k.Code, Modifiers: mods,
+		WindowsVirtualKeyCode: k.Windows, NativeVirtualKeyCode: k.Native,
+	}
+	if k.Print && mods&^8 == 0 {
+		down.Text, down.UnmodifiedText = k.Text, k.Unmodified
+	} else {
+		down.Type = input.DispatchKeyEventTypeRawKeyDown
+	}
+	if _, err := cdp.Call(ctx, t.target, input.DispatchKeyEvent, down); err != nil {
+		return err
+	}
+	up := down
+	up.Type, up.Text, up.UnmodifiedText = input.DispatchKeyEventTypeKeyUp, "", ""
+	_, err := cdp.Call(ctx, t.target, input.DispatchKeyEvent, up)
+	return err
+}
+
+// Fill replaces the content of a field with value: it focuses and selects
+// the content, then inserts the text (Input.insertText) or, for an empty
+// value, deletes it. Inputs without typed text (date, time, color, range)
+// get the value set with input and change events. A field whose text does
+// not end up as value is reported as not_actionable.
+func (t *Tab) Fill(ctx context.Context, tg Target, value string) (*ActionResult, error) {
+	el, before, set, err := t.prepareText(ctx, tg, value, "fill")
+	if err != nil {
+		return nil, err
+	}
+	if !set {
+		err = t.blocking(ctx, func(ctx context.Context) error {
+			if value == "" {
+				return t.sendKey(ctx, kb.Keys['\b'], 0)
+			}
+			_, err := cdp.Call(ctx, t.target, input.InsertText, input.InsertTextParams{Text: value})
+			return err
+		})
+	}
+	res, err := t.afterEdit(ctx, el, before, "", "fill", err)
+	if err != nil || res.Value == nil {
+		return res, err
+	}
+	if norm(*res.Value) != norm(value) {
+		return nil, &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("fill %s had no effect as asked: its text is %q, not %q (a page script may reject or reformat it)", el.desc, trim(*res.Value, 80), trim(value, 80))}
+	}
+	return res, nil
+}
+
+func norm(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+var keyNames map[string]*kb.Key
+
+func init() {
+	keyNames = map[string]*kb.Key{}
+	for r, k := range kb.Keys {
+		if _, ok := keyNames[k.Key]; !ok || r < 128 {
+			keyNames[k.Key] = k
+		}
+	}
+	alias := map[string]string{"Esc": "Escape", "Return": "Enter", "Space": " ", "Up": "ArrowUp", "Down": "ArrowDown",
+		"Left": "ArrowLeft", "Right": "ArrowRight", "Del": "Delete", "Spacebar": " "}
+	for a, k := range alias {
+		if v, ok := keyNames[k]; ok {
+			keyNames[a] = v
+		}
+	}
+	keyNames["Enter"] = kb.Keys['\r']
+}
+
+var modBits = map[string]int64{"alt": 1, "control": 2, "ctrl": 2, "meta": 4, "cmd": 4, "command": 4, "shift": 8}
+
+// ParseKey parses a key or chord such as "Enter", "a", "Control+A",
+// "Shift+Tab". Errors: bad_request naming the unknown key.
+func ParseKey(s string) (*kb.Key, int64, error) {
+	if s == "" {
+		return nil, 0, Errorf(CodeBadRequest, "empty key")
+	}
+	parts := strings.Split(s, "+")
+	if strings.HasSuffix(s, "++") || s == "+" {
+		parts = append(strings.Split(strings.TrimSuffix(s, "++"), "+"), "+")
+		if s == "+" {
+			parts = []string{"+"}
+		}
+	}
+	var mods int64
+	for _, p := range parts[:len(parts)-1] {
+		b, ok := modBits[strings.ToLower(p)]
+		if !ok {
+			return nil, 0, Errorf(CodeBadRequest, "unknown modifier %q in %q: use Alt, Control, Meta or Shift", p, s)
+		}
+		mods |= b
+	}
+	name := parts[len(parts)-1]
+	k, ok := keyNames[name]
+	if !ok && len([]rune(name)) == 1 {
+		k, ok = kb.Keys[[]rune(name)[0]]
+	}
+	if !ok {
+		// Case-insensitive names ("enter", "pagedown").
+		for n, v := range keyNames {
+			if len(n) > 1 && strings.EqualFold(n, name) {
+				k, ok = v, true
+				break
+			}
+		}
+	}
+	if !ok {
+		return nil, 0, Errorf(CodeBadRequest, "unknown key %q: use a key name such as Enter, Tab, Escape, ArrowDown, PageDown, F5, or one character", name)
+	}
+	if mods != 0 && len(name) == 1 && unicode.IsUpper([]rune(name)[0]) && mods&8 == 0 {
+		// "Control+A" means the A key, not Shift+A.
+		if lk, ok := kb.Keys[unicode.ToLower([]rune(name)[0])]; ok {
+			k = lk
+		}
+	}
+	return k, mods, nil
+}
+
+// Press presses a key or chord (see ParseKey), after focusing the element
+// of target when one is given (Input.dispatchKeyEvent).
+func (t *Tab) Press(ctx context.Context, key string, tg *Target) (*ActionResult, error) {
+	k, mods, err := ParseKey(key)
+	if err != nil {
+		return nil, err
+	}
+	res := &ActionResult{}
+	if tg != nil {
+		el, err := t.find(ctx, *tg, autoWait)
+		if err != nil {
+			return nil, err
+		}
+		if _, _, err := t.actionable(ctx, el, actOpts{}, autoWait); err != nil {
+			return nil, err
+		}
+		if err := t.callOn(ctx, el, `function(){ this.focus(); }`, nil); err != nil {
+			return nil, err
+		}
+		res.Target = el.desc
+	}
+	nav := t.NavSeq()
+	err = t.blocking(ctx, func(ctx context.Context) error {
+		return t.sendKey(ctx, k, mods)
+	})
+	var dpe *dialogPendingError
+	if asDialog(err, &dpe) {
+		res.Dialog = dpe.d
+		return res, nil
+	}
+	if err != nil {
+		return nil, cdpErr("press", err)
+	}
+	res.Navigated = t.NavSeq() != nav
+	return res, nil
+}
+
+// Scroll scrolls by (dx, dy) CSS pixels with a mouse wheel event at the
+// centre of the viewport (Input.dispatchMouseEvent mouseWheel), and returns
+// the new scroll position of the document.
+func (t *Tab) Scroll(ctx context.Context, dx, dy float64) (map[string]float64, error) {
+	vp := t.Viewport()
+	err := t.blocking(ctx, func(ctx context.Context) error {
+		_, err := cdp.Call(ctx, t.target, input.DispatchMouseEvent, input.DispatchMouseEventParams{
+			Type: input.DispatchMouseEventTypeMouseWheel, X: float64(vp.Width) / 2, Y: float64(vp.Height) / 2, DeltaX: dx, DeltaY: dy,
+		})
+		return err
+	})
+	if err != nil {
+		return nil, cdpErr("scroll", err)
+	}
+	var pos map[string]float64
+	err = t.evalJSON(ctx, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r({x: scrollX, y: scrollY}))))`, &pos)
+	return pos, err
+}
+
+// WaitFor waits until the target exists and is visible, for the whole of
+// ctx's deadline. Errors: timeout (element_not_found when ctx has no
+// deadline), stale_element for a number whose node is gone.
+func (t *Tab) WaitFor(ctx context.Context, tg Target) (*ActionResult, error) {
+	for {
+		el, err := t.resolve(ctx, tg)
+		if err != nil {
+			return nil, err
+		}
+		if el != nil {
+			var st actState
+			if err := t.callOn(ctx, el, actionableJS, &st, map[string]any{"scroll": false}); err == nil && st.State == "ok" {
+				return &ActionResult{Target: el.desc}, nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil, &Error{Code: CodeTimeout, Msg: fmt.Sprintf("waitFor %s: not visible within the timeout", tg), Err: ctx.Err()}
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// Evaluate runs a function (its source text) in the page with JSON
+// arguments, or an expression when fnSource is not a function, awaiting a
+// returned promise (Runtime.evaluate, returnByValue). It returns the
+// JSON-serialisable result. Errors: script_error with the page's exception.
+func (t *Tab) Evaluate(ctx context.Context, fnSource string, args []any) (json.RawMessage, error) {
+	expr := fnSource
+	src := strings.TrimSpace(fnSource)
+	if looksLikeFunction(src) {
+		a, err := json.Marshal(args)
+		if err != nil {
+			return nil, Errorf(CodeBadRequest, "evaluate: arguments are not JSON-serialisable: %v", err)
+		}
+		if args == nil {
+			a = []byte("[]")
+		}
+		expr = fmt.Sprintf("(%s)(...%s)", src, a)
+	}
+	var res runtime.EvaluateResult
+	err := t.blocking(ctx, func(ctx context.Context) error {
+		var err error
+		res, err = cdp.Call(ctx, t.target, runtime.Evaluate, runtime.EvaluateParams{
+			Expression: expr, ReturnByValue: new(true), AwaitPromise: new(true), UserGesture: new(true),
+		})
+		return err
+	})
+	if err != nil {
+		return nil, evalErr(err)
+	}
+	if res.ExceptionDetails != nil {
+		return nil, &Error{Code: CodeScriptError, Msg: "evaluate: " + exceptionText(res.ExceptionDetails)}
+	}
+	if res.Result == nil || len(res.Result.Value) == 0 {
+		return json.RawMessage("null"), nil
+	}
+	return json.RawMessage(res.Result.Value), nil
+}
+
+func looksLikeFunction(s string) bool {
+	return strings.HasPrefix(s, "function") || strings.HasPrefix(s, "async ") || strings.HasPrefix(s, "(") && strings.Contains(s, "=>") ||
+		(strings.Contains(s, "=>") && !strings.ContainsAny(strings.SplitN(s, "=>", 2)[0], ";{}"))
+}
+
+func asError(err error, target **Error) bool {
+	e, ok := err.(*Error)
+	if ok {
+		*target = e
+	}
+	return ok
+}

@@ -1,0 +1,183 @@
+package tabs
+
+import (
+	"context"
+	_ "embed"
+	"encoding/base64"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+
+	"github.com/tabpilot/tabpilot/render"
+)
+
+//go:embed js/flatten.js
+var flattenJS string
+
+// ScreenshotOptions are the options of tab.screenshot (DESIGN.md section 5).
+type ScreenshotOptions struct {
+	// Selector (or element number) captures one element.
+	Target *Target
+	// FullPage captures the whole scrollable page.
+	FullPage bool
+	// Save writes the full-resolution PNG there (relative to the working
+	// directory).
+	Save string
+}
+
+// Screenshot is a captured screenshot: the model's copy and where the
+// full-resolution image went.
+type Screenshot struct {
+	// ID numbers the tab's screenshots, from 1.
+	ID int `json:"id"`
+	// Data is the model's copy (JPEG), at most 1024x1024 and 150 KiB.
+	Data     []byte `json:"-"`
+	MimeType string `json:"mimeType"`
+	Width    int    `json:"width"`
+	Height   int    `json:"height"`
+	Bytes    int    `json:"bytes"`
+	// Dest is the file written: the full-resolution PNG (save or the
+	// screenshot directory) or else the model's copy in a private temp file.
+	Dest string `json:"dest"`
+	// Scale is image pixels per CSS pixel of the model's copy.
+	Scale float64 `json:"scale"`
+	// ClipX, ClipY are the page coordinates (CSS px) of the image's origin.
+	ClipX float64 `json:"-"`
+	ClipY float64 `json:"-"`
+	// NavSeq is the tab's navigation count when it was taken.
+	NavSeq int `json:"-"`
+}
+
+// Base64 returns the model's copy as standard base64.
+func (s *Screenshot) Base64() string { return base64.StdEncoding.EncodeToString(s.Data) }
+
+// Screenshot captures the viewport, the full page or one element
+// (Page.captureScreenshot, PNG, with captureBeyondViewport for full pages)
+// and makes the model's copy with render.ModelImage. It persists per
+// DESIGN.md section 5. Errors: element_not_found, not_actionable, timeout.
+func (t *Tab) Screenshot(ctx context.Context, o ScreenshotOptions) (*Screenshot, error) {
+	var info pageInfo
+	if err := t.evalJSON(ctx, pageInfoJS, &info); err != nil {
+		return nil, err
+	}
+	vp := t.Viewport()
+	p := page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng}
+	clipX, clipY := info.SX, info.SY
+	cssW := info.VW
+	switch {
+	case o.Target != nil:
+		el, err := t.find(ctx, *o.Target, autoWait)
+		if err != nil {
+			return nil, err
+		}
+		if _, _, err := t.actionable(ctx, el, actOpts{}, autoWait); err != nil {
+			return nil, err
+		}
+		var r struct{ X, Y, W, H float64 }
+		if err := t.callOn(ctx, el, `function(){ const r = this.getBoundingClientRect(); return {X: r.left + scrollX, Y: r.top + scrollY, W: r.width, H: r.height}; }`, &r); err != nil {
+			return nil, err
+		}
+		if r.W < 1 || r.H < 1 {
+			return nil, &Error{Code: CodeNotActionable, Msg: "the element has no size to capture"}
+		}
+		p.Clip = &page.Viewport{X: r.X, Y: r.Y, Width: r.W, Height: r.H, Scale: 1}
+		p.CaptureBeyondViewport = new(true)
+		clipX, clipY, cssW = r.X, r.Y, r.W
+	case o.FullPage:
+		h := math.Min(info.SH, 32000)
+		p.Clip = &page.Viewport{X: 0, Y: 0, Width: math.Max(info.SW, info.VW), Height: math.Max(h, 1), Scale: 1}
+		p.CaptureBeyondViewport = new(true)
+		clipX, clipY, cssW = 0, 0, p.Clip.Width
+	}
+	var res page.CaptureScreenshotResult
+	err := t.blocking(ctx, func(ctx context.Context) error {
+		var err error
+		res, err = cdp.Call(ctx, t.target, page.CaptureScreenshot, p)
+		return err
+	})
+	if err != nil {
+		return nil, evalErr(err)
+	}
+	img, err := render.ModelImage(res.Data, nil)
+	if err != nil {
+		return nil, fmt.Errorf("screenshot: %w", err)
+	}
+	shot := &Screenshot{Data: img.Data, MimeType: img.MimeType, Width: img.Width, Height: img.Height, Bytes: len(img.Data),
+		ClipX: clipX, ClipY: clipY, NavSeq: t.NavSeq()}
+	// Image pixels per CSS pixel: the capture has the device scale factor.
+	srcPerCSS := float64(img.SrcWidth) / math.Max(cssW, 1)
+	if srcPerCSS <= 0 || math.IsNaN(srcPerCSS) {
+		srcPerCSS = vp.Scale
+	}
+	shot.Scale = img.Scale * srcPerCSS
+	switch {
+	case o.Save != "":
+		if err := writeFile(o.Save, res.Data, 0o644); err != nil {
+			return nil, Errorf(CodeBadRequest, "save screenshot to %q: %v", o.Save, err)
+		}
+		shot.Dest, _ = filepath.Abs(o.Save)
+	case t.sup.opts.ScreenshotDir != "":
+		name := fmt.Sprintf("tabpilot-%s-%s.png", t.name, time.Now().Format("20060102-150405.000"))
+		dest := filepath.Join(t.sup.opts.ScreenshotDir, name)
+		if err := writeFile(dest, res.Data, 0o644); err != nil {
+			return nil, fmt.Errorf("save screenshot: %w", err)
+		}
+		shot.Dest = dest
+	default:
+		f, err := os.CreateTemp("", "tabpilot-screenshot-*.jpg")
+		if err != nil {
+			return nil, fmt.Errorf("save screenshot: %w", err)
+		}
+		_, werr := f.Write(img.Data)
+		cerr := f.Close()
+		if werr != nil || cerr != nil {
+			return nil, fmt.Errorf("save screenshot: %v %v", werr, cerr)
+		}
+		shot.Dest = f.Name()
+	}
+	t.mu.Lock()
+	t.shots++
+	shot.ID = t.shots
+	t.lastShot = shot
+	t.mu.Unlock()
+	return shot, nil
+}
+
+func writeFile(path string, data []byte, mode os.FileMode) error {
+	if dir := filepath.Dir(path); dir != "." {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+	}
+	return os.WriteFile(path, data, mode)
+}
+
+// Extract returns the readable content of the rendered page: the DOM with
+// open shadow roots flattened (Runtime.evaluate), through render.Extract
+// (Readability, then the fallbacks main article, article, main,
+// [role=main], body) as markdown, text or html. A nil result means nothing
+// had content. Errors: bad_request for an unknown format.
+func (t *Tab) Extract(ctx context.Context, format string) (*render.Extraction, error) {
+	switch format {
+	case "":
+		format = "markdown"
+	case "markdown", "text", "html":
+	default:
+		return nil, Errorf(CodeBadRequest, "unknown extract format %q: use markdown, text or html", format)
+	}
+	var html string
+	if err := t.evalJSON(ctx, flattenJS, &html); err != nil {
+		return nil, err
+	}
+	u := t.URL(ctx)
+	ex, err := render.Extract(html, u, format)
+	if err != nil {
+		return nil, fmt.Errorf("extract: %w", err)
+	}
+	return ex, nil
+}

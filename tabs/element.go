@@ -1,0 +1,334 @@
+package tabs
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/chromedp/cdproto/accessibility"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/runtime"
+
+	"github.com/tabpilot/tabpilot/tabs/observe"
+)
+
+var (
+	//go:embed js/query.js
+	queryJS string
+	//go:embed js/actionable.js
+	actionableJS string
+	//go:embed js/editable.js
+	editableJS string
+	//go:embed js/value.js
+	valueJS string
+)
+
+// Target names an element: an element number from the latest observation
+// (ID > 0) or a selector (DESIGN.md section 3): CSS, or a query-handler
+// selector text/…, xpath/…, pierce/…, aria/… (the legacy p-text/,
+// p-xpath/, p-pierce/, p-aria/ are accepted).
+type Target struct {
+	ID       int
+	Selector string
+}
+
+func (t Target) String() string {
+	if t.ID > 0 {
+		return strconv.Itoa(t.ID)
+	}
+	return t.Selector
+}
+
+// ParseTarget parses a target given as text: a whole number is an element
+// number, anything else a selector. Errors: bad_request for an empty
+// target or an unknown prefix.
+func ParseTarget(s string) (Target, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return Target{}, Errorf(CodeBadRequest, "empty target: give an element number or a selector")
+	}
+	if n, err := strconv.Atoi(s); err == nil {
+		if n <= 0 {
+			return Target{}, Errorf(CodeBadRequest, "invalid element number %d", n)
+		}
+		return Target{ID: n}, nil
+	}
+	if _, _, err := splitEngine(s); err != nil {
+		return Target{}, err
+	}
+	return Target{Selector: s}, nil
+}
+
+var prefixRE = regexp.MustCompile(`^([a-zA-Z][a-zA-Z-]*)/`)
+
+// splitEngine returns the engine (css, text, xpath, pierce, aria) and the
+// selector proper.
+func splitEngine(sel string) (engine, rest string, err error) {
+	m := prefixRE.FindStringSubmatch(sel)
+	if m == nil {
+		return "css", sel, nil
+	}
+	name := strings.ToLower(strings.TrimPrefix(strings.ToLower(m[1]), "p-"))
+	rest = sel[len(m[0]):]
+	switch name {
+	case "text", "xpath", "pierce", "aria":
+		if strings.TrimSpace(rest) == "" {
+			return "", "", Errorf(CodeBadRequest, "empty %s selector", name)
+		}
+		return name, rest, nil
+	case "css":
+		return "css", rest, nil
+	}
+	return "", "", Errorf(CodeBadRequest, "unknown selector prefix %q: use text/, xpath/, pierce/, aria/ or a CSS selector", m[0])
+}
+
+// element is a resolved element: a remote object in its frame's main world.
+type element struct {
+	obj     runtime.RemoteObjectID
+	desc    string
+	number  int // the element number, when the target was one
+	backend cdp.BackendNodeID
+}
+
+// resolve finds the element a target names, once. Errors: bad_request,
+// element_not_found, stale_element (a number from an older observation or
+// whose node is gone).
+func (t *Tab) resolve(ctx context.Context, tg Target) (*element, error) {
+	if tg.ID > 0 {
+		t.mu.Lock()
+		ref, ok := t.num.Lookup(tg.ID)
+		t.mu.Unlock()
+		if !ok {
+			return nil, &Error{Code: CodeStaleElement, Msg: fmt.Sprintf("element %d is not in the current observation (the page navigated, or the number was never given); observe again", tg.ID), Err: ErrStale}
+		}
+		res, err := cdp.Call(ctx, t.target, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: ref.BackendNodeID})
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, cdpErr("resolve element", err)
+			}
+			return nil, &Error{Code: CodeStaleElement, Msg: fmt.Sprintf("element %d is gone from the page; observe again", tg.ID), Err: ErrStale}
+		}
+		if res.Object == nil || res.Object.ObjectID == "" {
+			return nil, &Error{Code: CodeStaleElement, Msg: fmt.Sprintf("element %d is gone from the page; observe again", tg.ID), Err: ErrStale}
+		}
+		return &element{obj: res.Object.ObjectID, desc: fmt.Sprintf("element %d", tg.ID), number: tg.ID, backend: ref.BackendNodeID}, nil
+	}
+	engine, sel, err := splitEngine(tg.Selector)
+	if err != nil {
+		return nil, err
+	}
+	if engine == "aria" {
+		return t.resolveAria(ctx, sel, tg.Selector)
+	}
+	expr := fmt.Sprintf("(%s)(%s, %s)", queryJS, jsString(engine), jsString(sel))
+	var res runtime.EvaluateResult
+	err = t.blocking(ctx, func(ctx context.Context) error {
+		res, err = cdp.Call(ctx, t.target, runtime.Evaluate, runtime.EvaluateParams{Expression: expr})
+		return err
+	})
+	if err != nil {
+		return nil, evalErr(err)
+	}
+	if res.ExceptionDetails != nil {
+		return nil, Errorf(CodeBadRequest, "invalid selector %q: %s", tg.Selector, exceptionText(res.ExceptionDetails))
+	}
+	if res.Result == nil || res.Result.ObjectID == "" {
+		return nil, nil // not found (yet)
+	}
+	return &element{obj: res.Result.ObjectID, desc: fmt.Sprintf("%q", tg.Selector)}, nil
+}
+
+var ariaRE = regexp.MustCompile(`^(.*?)(?:\[role=["']?([a-zA-Z]+)["']?\])?$`)
+
+// resolveAria finds the first node by accessible name and role
+// (Accessibility.queryAXTree), as Puppeteer's aria/Name[role="button"].
+func (t *Tab) resolveAria(ctx context.Context, sel, orig string) (*element, error) {
+	m := ariaRE.FindStringSubmatch(strings.TrimSpace(sel))
+	name, role := strings.TrimSpace(m[1]), m[2]
+	doc, err := cdp.Call(ctx, t.target, runtime.Evaluate, runtime.EvaluateParams{Expression: "document"})
+	if err != nil || doc.Result == nil {
+		return nil, evalErr(err)
+	}
+	q := accessibility.QueryAXTreeParams{ObjectID: doc.Result.ObjectID, AccessibleName: name, Role: role}
+	res, err := cdp.Call(ctx, t.target, accessibility.QueryAXTree, q)
+	if err != nil {
+		return nil, cdpErr("aria query", err)
+	}
+	for _, n := range res.Nodes {
+		if n.Ignored || n.BackendDOMNodeID == 0 {
+			continue
+		}
+		r, err := cdp.Call(ctx, t.target, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: n.BackendDOMNodeID})
+		if err != nil || r.Object == nil {
+			continue
+		}
+		return &element{obj: r.Object.ObjectID, desc: fmt.Sprintf("%q", orig), backend: n.BackendDOMNodeID}, nil
+	}
+	return nil, nil
+}
+
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// autoWait is how long an action waits for its element to exist and become
+// actionable before it fails (within the run's timeout).
+const autoWait = 5 * time.Second
+
+// find resolves a target, waiting (up to autoWait, within ctx) for a
+// selector to match. A number never waits: it names a node, or is stale.
+func (t *Tab) find(ctx context.Context, tg Target, wait time.Duration) (*element, error) {
+	deadline := time.Now().Add(wait)
+	for {
+		el, err := t.resolve(ctx, tg)
+		if err != nil || el != nil {
+			return el, err
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return nil, &Error{Code: CodeElementNotFound, Msg: fmt.Sprintf("no element matches %q", tg.Selector)}
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+type actState struct {
+	State string  `json:"state"`
+	By    string  `json:"by"`
+	Tag   string  `json:"tag"`
+	X     float64 `json:"x"`
+	Y     float64 `json:"y"`
+	W     float64 `json:"w"`
+	H     float64 `json:"h"`
+}
+
+// callOn calls a function declaration on an element
+// (Runtime.callFunctionOn, awaiting promises, result by value) and decodes
+// the result into out.
+func (t *Tab) callOn(ctx context.Context, el *element, fn string, out any, args ...any) error {
+	var cargs []*runtime.CallArgument
+	for _, a := range args {
+		b, err := json.Marshal(a)
+		if err != nil {
+			return fmt.Errorf("encode argument: %w", err)
+		}
+		cargs = append(cargs, &runtime.CallArgument{Value: b})
+	}
+	var res runtime.CallFunctionOnResult
+	err := t.blocking(ctx, func(ctx context.Context) error {
+		var err error
+		res, err = cdp.Call(ctx, t.target, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+			FunctionDeclaration: fn, ObjectID: el.obj, Arguments: cargs,
+			ReturnByValue: new(true), AwaitPromise: new(true), UserGesture: new(true),
+		})
+		return err
+	})
+	if err != nil {
+		if strings.Contains(err.Error(), "Cannot find context") || strings.Contains(err.Error(), "Could not find object") {
+			return &Error{Code: CodeStaleElement, Msg: el.desc + " is gone (the page navigated); observe again", Err: ErrStale}
+		}
+		return evalErr(err)
+	}
+	if res.ExceptionDetails != nil {
+		return &Error{Code: CodeScriptError, Msg: "page error: " + exceptionText(res.ExceptionDetails)}
+	}
+	if out != nil && res.Result != nil && len(res.Result.Value) > 0 {
+		if err := json.Unmarshal(res.Result.Value, out); err != nil {
+			return fmt.Errorf("decode result: %w", err)
+		}
+	}
+	return nil
+}
+
+type actOpts struct {
+	enabled bool
+	hitTest bool
+}
+
+// actionable waits (within wait and ctx) until el is attached, visible,
+// stable, enabled (when asked) and receives the pointer at its centre, and
+// returns that point in top-level viewport CSS pixels (DOM.getContentQuads).
+// Errors: stale_element (detached number), not_actionable naming the
+// reason (hidden, disabled, moving, or covered by another element).
+func (t *Tab) actionable(ctx context.Context, el *element, o actOpts, wait time.Duration) (float64, float64, error) {
+	deadline := time.Now().Add(wait)
+	var st actState
+	for {
+		if err := t.callOn(ctx, el, actionableJS, &st, map[string]any{"enabled": o.enabled, "hitTest": o.hitTest}); err != nil {
+			return 0, 0, err
+		}
+		if st.State == "ok" {
+			break
+		}
+		if st.State == "detached" {
+			if el.number > 0 {
+				return 0, 0, &Error{Code: CodeStaleElement, Msg: fmt.Sprintf("element %d was removed from the page; observe again", el.number), Err: ErrStale}
+			}
+			return 0, 0, &Error{Code: CodeElementNotFound, Msg: el.desc + " was removed from the page"}
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return 0, 0, notActionable(el, &st)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	// The point in top-level coordinates: content quads map frames.
+	q, err := cdp.Call(ctx, t.target, dom.GetContentQuads, dom.GetContentQuadsParams{ObjectID: el.obj})
+	if err == nil && len(q.Quads) > 0 && len(q.Quads[0]) == 8 {
+		best := q.Quads[0]
+		var x, y float64
+		for i := 0; i < 8; i += 2 {
+			x += best[i] / 4
+			y += best[i+1] / 4
+		}
+		if !math.IsNaN(x) && !math.IsNaN(y) {
+			return x, y, nil
+		}
+	}
+	return st.X, st.Y, nil
+}
+
+func notActionable(el *element, st *actState) error {
+	var why string
+	switch st.State {
+	case "hidden":
+		why = "is not visible (zero size, display:none or visibility:hidden)"
+	case "disabled":
+		why = "is disabled"
+	case "unstable":
+		why = "is still moving (animating)"
+	case "covered":
+		why = "is covered by " + st.By + ", which would receive the click; close or remove it first"
+	default:
+		why = "is not actionable (" + st.State + ")"
+	}
+	name := el.desc
+	if st.Tag != "" {
+		name += " (" + st.Tag + ")"
+	}
+	return &Error{Code: CodeNotActionable, Msg: name + " " + why}
+}
+
+// refOf returns the observation Ref of a resolved element.
+func (t *Tab) refOf(ctx context.Context, el *element) (observe.Ref, error) {
+	if el.backend == 0 {
+		d, err := cdp.Call(ctx, t.target, dom.DescribeNode, dom.DescribeNodeParams{ObjectID: el.obj})
+		if err != nil || d.Node == nil {
+			return observe.Ref{}, cdpErr("describe node", err)
+		}
+		el.backend = d.Node.BackendNodeID
+	}
+	return observe.Ref{BackendNodeID: el.backend}, nil
+}

@@ -1,0 +1,69 @@
+// query.js: the selector engines of tab targets (DESIGN.md section 3),
+// evaluated in the page's main world of the top frame with
+// Runtime.evaluate as `(SOURCE)(engine, selector)`. It returns the first
+// matching Element, or null. Engines: css (document.querySelector), text
+// (the deepest element whose text contains the string, case-insensitively,
+// preferring visible ones; searches open shadow roots), xpath
+// (document.evaluate), pierce (CSS through open shadow roots). A bad CSS or
+// XPath selector throws a SyntaxError, which Go reports as bad_request.
+(engine, selector) => {
+  const roots = (root) => {
+    // Yields root and every open shadow root below it, in document order.
+    const out = [root];
+    const walk = (n) => {
+      const w = document.createTreeWalker(n, NodeFilter.SHOW_ELEMENT);
+      for (let e = w.currentNode; e; e = w.nextNode()) {
+        if (e.shadowRoot) { out.push(e.shadowRoot); walk(e.shadowRoot); }
+      }
+    };
+    walk(root);
+    return out;
+  };
+  const visible = (e) => {
+    const r = e.getBoundingClientRect();
+    if (r.width === 0 && r.height === 0) return false;
+    const s = getComputedStyle(e);
+    return s.visibility !== 'hidden' && s.display !== 'none';
+  };
+  switch (engine) {
+    case 'css':
+      return document.querySelector(selector);
+    case 'pierce': {
+      for (const r of roots(document)) {
+        const e = r.querySelector(selector);
+        if (e) return e;
+      }
+      return null;
+    }
+    case 'xpath': {
+      const res = document.evaluate(selector, document, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
+      for (let i = 0; i < res.snapshotLength; i++) {
+        let n = res.snapshotItem(i);
+        if (n.nodeType !== 1) n = n.parentElement;
+        if (n) return n;
+      }
+      return null;
+    }
+    case 'text': {
+      const want = selector.replace(/\s+/g, ' ').trim().toLowerCase();
+      if (!want) return null;
+      const norm = (s) => (s || '').replace(/\s+/g, ' ').trim().toLowerCase();
+      const matches = [];
+      for (const r of roots(document)) {
+        const w = document.createTreeWalker(r, NodeFilter.SHOW_ELEMENT);
+        for (let e = w.currentNode; e; e = w.nextNode()) {
+          if (e.nodeType !== 1 || /^(SCRIPT|STYLE|NOSCRIPT|TEMPLATE|HEAD|TITLE)$/.test(e.tagName)) continue;
+          let text = e.tagName === 'INPUT' ? (e.value || e.getAttribute('aria-label') || '') : (e.innerText !== undefined ? e.innerText : e.textContent);
+          if (!norm(text).includes(want)) continue;
+          // Keep the deepest: drop ancestors of this match.
+          for (let i = matches.length - 1; i >= 0; i--) {
+            if (matches[i].contains(e) || (matches[i].shadowRoot && matches[i].shadowRoot.contains(e))) matches.splice(i, 1);
+          }
+          matches.push(e);
+        }
+      }
+      return matches.find(visible) || matches[0] || null;
+    }
+  }
+  throw new SyntaxError('unknown selector engine ' + engine);
+}

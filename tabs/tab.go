@@ -1,0 +1,681 @@
+package tabs
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/inspector"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/tabpilot/tabpilot/browser"
+	"github.com/tabpilot/tabpilot/tabs/observe"
+)
+
+// Dialog is a JavaScript dialog (alert, confirm, prompt, beforeunload)
+// reported by Page.javascriptDialogOpening.
+type Dialog struct {
+	Type         string `json:"type"`
+	Message      string `json:"message"`
+	DefaultValue string `json:"defaultValue,omitempty"`
+	// Handled says how the tab's policy handled it: "accepted",
+	// "dismissed", or "" while it is pending.
+	Handled string `json:"handled,omitempty"`
+}
+
+// Tab is a named page target. Its action methods are safe for concurrent
+// use, but the supervisor runs one action at a time on a tab.
+type Tab struct {
+	sup     *Supervisor
+	name    string
+	key     browser.Key
+	dialogs string // policy
+
+	handle   *browser.Handle
+	ctx      context.Context // chromedp tab context
+	cancel   context.CancelFunc
+	target   *chromedp.Target
+	released atomic.Bool
+	opened   atomic.Bool
+
+	slot chan struct{}
+
+	// evMu guards the state updated by the CDP listener.
+	evMu       sync.Mutex
+	dead       string
+	url, title string
+	navSeq     int // top-level navigations seen
+	dialog     *Dialog
+	dialogSig  chan struct{} // closed when a dialog opens
+	handled    []Dialog      // dialogs the policy handled, drained by runs
+	inflight   map[network.RequestID]string
+	deadSig    chan struct{}
+
+	// mu guards the observation state.
+	mu       sync.Mutex
+	num      *observe.Numbering
+	lastObs  *observe.Observation
+	viewport Viewport
+	shots    int
+	lastShot *Screenshot
+
+	dialogQ chan struct{}
+}
+
+func newTab(s *Supervisor, name string, key browser.Key, dialogs string) *Tab {
+	return &Tab{sup: s, name: name, key: key, dialogs: dialogs,
+		slot: make(chan struct{}, 1), dialogSig: make(chan struct{}), deadSig: make(chan struct{}),
+		inflight: map[network.RequestID]string{}, num: observe.NewNumbering(),
+		dialogQ: make(chan struct{}, 1), viewport: s.opts.Viewport}
+}
+
+// Name returns the tab's name.
+func (t *Tab) Name() string { return t.name }
+
+func (t *Tab) tryAcquire() bool {
+	select {
+	case t.slot <- struct{}{}:
+		return true
+	default:
+		return false
+	}
+}
+
+func (t *Tab) release() { <-t.slot }
+
+// Busy reports whether an action holds the tab.
+func (t *Tab) Busy() bool { return len(t.slot) > 0 }
+
+// Alive reports whether the tab's target and browser are up.
+func (t *Tab) Alive() bool {
+	t.evMu.Lock()
+	defer t.evMu.Unlock()
+	if t.dead != "" {
+		return false
+	}
+	if t.handle != nil && !t.handle.Alive() {
+		t.markDeadLocked("the browser went away (crashed, killed or disconnected)")
+		return false
+	}
+	return true
+}
+
+// DeadReason says why the tab is not alive, or "".
+func (t *Tab) DeadReason() string {
+	t.evMu.Lock()
+	defer t.evMu.Unlock()
+	return t.dead
+}
+
+func (t *Tab) markDeadLocked(reason string) {
+	if t.dead == "" {
+		t.dead = reason
+		close(t.deadSig)
+	}
+}
+
+func (t *Tab) kill(reason string) {
+	t.evMu.Lock()
+	t.markDeadLocked(reason)
+	t.evMu.Unlock()
+	if t.cancel != nil {
+		go t.cancel() // closes the target; may wait on a hung renderer
+	}
+}
+
+func (t *Tab) close(ctx context.Context) error {
+	t.evMu.Lock()
+	t.markDeadLocked("closed")
+	t.evMu.Unlock()
+	if t.cancel == nil {
+		return nil
+	}
+	done := make(chan struct{})
+	go func() { t.cancel(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("close target: %w", ctx.Err())
+	}
+}
+
+func (t *Tab) browserName() string { return string(t.key.Kind) }
+
+// Browser returns the kind and version of the tab's browser.
+func (t *Tab) Browser() (kind, version string) {
+	if t.handle == nil {
+		return string(t.key.Kind), ""
+	}
+	return string(t.handle.Kind()), t.handle.Version()
+}
+
+// Viewport returns the tab's viewport.
+func (t *Tab) Viewport() Viewport {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.viewport
+}
+
+// start creates the tab's browser (via the registry) and page target, and
+// installs the listener, stealth patches and viewport.
+func (t *Tab) start(ctx context.Context, o *OpenOptions) error {
+	h, err := t.sup.reg.Acquire(ctx, t.key)
+	if err != nil {
+		return err
+	}
+	t.handle = h
+	tctx, cancel, err := h.NewTab(ctx)
+	if err != nil {
+		return cdpErr("create tab", err)
+	}
+	t.ctx, t.cancel = tctx, cancel
+	t.target = chromedp.FromContext(tctx).Target
+	if err := chromedp.Listen(tctx, t.onEvent); err != nil {
+		return cdpErr("listen", err)
+	}
+	t.sup.wg.Go(t.dialogLoop)
+	if t.key.Kind == browser.Headless && !t.sup.opts.NoStealth {
+		if err := installStealth(ctx, t); err != nil {
+			return cdpErr("install stealth", err)
+		}
+	}
+	vp := t.sup.opts.Viewport
+	if o.Viewport != nil {
+		vp = *o.Viewport
+	}
+	return t.setViewport(ctx, vp)
+}
+
+// setViewport applies a viewport with Emulation.setDeviceMetricsOverride.
+func (t *Tab) setViewport(ctx context.Context, vp Viewport) error {
+	if vp.Scale <= 0 {
+		vp.Scale = 1
+	}
+	_, err := cdp.Call(ctx, t.target, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
+		Width: int64(vp.Width), Height: int64(vp.Height), DeviceScaleFactor: vp.Scale,
+		ScreenWidth: int64(vp.Width), ScreenHeight: int64(vp.Height),
+	})
+	if err != nil {
+		return cdpErr("set viewport", err)
+	}
+	t.mu.Lock()
+	t.viewport = vp
+	t.mu.Unlock()
+	return nil
+}
+
+// onEvent runs in chromedp's read loop for the tab: it must return fast and
+// never call CDP. It records state; work is handed to goroutines.
+func (t *Tab) onEvent(ev any) {
+	switch ev := ev.(type) {
+	case *page.EventJavascriptDialogOpening:
+		t.evMu.Lock()
+		t.dialog = &Dialog{Type: string(ev.Type), Message: ev.Message, DefaultValue: ev.DefaultPrompt}
+		close(t.dialogSig)
+		t.dialogSig = make(chan struct{})
+		t.evMu.Unlock()
+		if t.dialogs != "" {
+			select {
+			case t.dialogQ <- struct{}{}:
+			default:
+			}
+		}
+	case *page.EventJavascriptDialogClosed:
+		t.evMu.Lock()
+		t.dialog = nil
+		t.evMu.Unlock()
+	case *page.EventFrameNavigated:
+		if ev.Frame.ParentID == "" {
+			t.evMu.Lock()
+			t.url = ev.Frame.URL + ev.Frame.URLFragment
+			t.navSeq++
+			t.evMu.Unlock()
+			t.mu.Lock()
+			t.num.Reset()
+			t.lastObs = nil
+			t.mu.Unlock()
+		}
+	case *page.EventNavigatedWithinDocument:
+		t.evMu.Lock()
+		t.url = ev.URL
+		t.evMu.Unlock()
+	case *inspector.EventTargetCrashed:
+		t.evMu.Lock()
+		t.markDeadLocked("the page's renderer crashed")
+		t.evMu.Unlock()
+	case *inspector.EventDetached:
+		t.evMu.Lock()
+		t.markDeadLocked("detached: " + ev.Reason)
+		t.evMu.Unlock()
+	case *network.EventRequestWillBeSent:
+		t.evMu.Lock()
+		if len(t.inflight) < 10000 {
+			t.inflight[ev.RequestID] = ev.Request.URL
+		}
+		t.evMu.Unlock()
+	case *network.EventLoadingFinished:
+		t.evMu.Lock()
+		delete(t.inflight, ev.RequestID)
+		t.evMu.Unlock()
+	case *network.EventLoadingFailed:
+		t.evMu.Lock()
+		delete(t.inflight, ev.RequestID)
+		t.evMu.Unlock()
+	}
+}
+
+// dialogLoop applies the tab's dialog policy (Page.handleJavaScriptDialog)
+// outside the event loop.
+func (t *Tab) dialogLoop() {
+	for {
+		select {
+		case <-t.deadSig:
+			return
+		case <-t.dialogQ:
+		}
+		t.evMu.Lock()
+		d := t.dialog
+		t.evMu.Unlock()
+		if d == nil {
+			continue
+		}
+		accept := t.dialogs == "accept"
+		ctx, cancel := context.WithTimeout(t.ctx, 5*time.Second)
+		_, err := cdp.Call(ctx, t.target, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: accept, PromptText: d.DefaultValue})
+		cancel()
+		if err != nil {
+			t.sup.log.Warn("handle dialog", "tab", t.name, "err", err)
+			continue
+		}
+		h := *d
+		h.Handled = map[bool]string{true: "accepted", false: "dismissed"}[accept]
+		t.evMu.Lock()
+		if t.dialog == d {
+			t.dialog = nil
+		}
+		t.handled = append(t.handled, h)
+		t.evMu.Unlock()
+	}
+}
+
+// PendingDialog returns the dialog waiting for the script, or nil.
+func (t *Tab) PendingDialog() *Dialog {
+	t.evMu.Lock()
+	defer t.evMu.Unlock()
+	if t.dialog == nil {
+		return nil
+	}
+	d := *t.dialog
+	return &d
+}
+
+// HandledDialogs returns and forgets the dialogs the policy handled.
+func (t *Tab) HandledDialogs() []Dialog {
+	t.evMu.Lock()
+	defer t.evMu.Unlock()
+	h := t.handled
+	t.handled = nil
+	return h
+}
+
+// HandleDialog accepts or dismisses the pending dialog
+// (Page.handleJavaScriptDialog); promptText answers a prompt. Errors:
+// bad_request when no dialog is pending.
+func (t *Tab) HandleDialog(ctx context.Context, accept bool, promptText *string) error {
+	d := t.PendingDialog()
+	if d == nil {
+		return Errorf(CodeBadRequest, "no dialog is open on tab %q", t.name)
+	}
+	p := page.HandleJavaScriptDialogParams{Accept: accept}
+	if promptText != nil {
+		p.PromptText = *promptText
+	} else if accept {
+		p.PromptText = d.DefaultValue
+	}
+	if _, err := cdp.Call(ctx, t.target, page.HandleJavaScriptDialog, p); err != nil {
+		return cdpErr("handle dialog", err)
+	}
+	t.evMu.Lock()
+	t.dialog = nil
+	t.evMu.Unlock()
+	return nil
+}
+
+func (t *Tab) dialogSignal() <-chan struct{} {
+	t.evMu.Lock()
+	defer t.evMu.Unlock()
+	return t.dialogSig
+}
+
+// errDialogPending is returned by blocking when a dialog opened and no
+// policy handles it; the action's effect happened, and the dialog waits.
+type dialogPendingError struct{ d *Dialog }
+
+func (e *dialogPendingError) Error() string {
+	return fmt.Sprintf("a %s dialog is open: %q", e.d.Type, e.d.Message)
+}
+
+// blocking runs a CDP call that a JavaScript dialog can block (input
+// events, evaluation, navigation). If a dialog opens while it waits and the
+// tab has no dialog policy, it returns at once with *dialogPendingError;
+// the call finishes when the dialog is handled.
+func (t *Tab) blocking(ctx context.Context, fn func(ctx context.Context) error) error {
+	if d := t.PendingDialog(); d != nil && t.dialogs == "" {
+		return &dialogPendingError{d}
+	}
+	sig := t.dialogSignal()
+	errc := make(chan error, 1)
+	go func() { errc <- fn(ctx) }()
+	for {
+		select {
+		case err := <-errc:
+			return err
+		case <-sig:
+			if t.dialogs != "" {
+				sig = t.dialogSignal() // the policy handles it; keep waiting
+				continue
+			}
+			if d := t.PendingDialog(); d != nil {
+				return &dialogPendingError{d}
+			}
+			sig = t.dialogSignal()
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// NavResult is the outcome of a navigation.
+type NavResult struct {
+	URL    string
+	Notes  []string
+	Dialog *Dialog
+}
+
+// checkURL refuses URLs that cannot be navigated to.
+func checkURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" {
+		return Errorf(CodeBadRequest, "invalid URL %q: give an absolute URL such as https://example.com/", raw)
+	}
+	return nil
+}
+
+// Goto navigates the tab (Page.navigate) and waits per waitUntil: load,
+// domcontentloaded, networkidle0 or networkidle2 (Page.lifecycleEvent
+// networkIdle / networkAlmostIdle, capped at NetworkIdleMax past load).
+// Errors: bad_request, navigation_failed (net::ERR_… or an HTTP error page
+// is not an error), timeout when the document has not loaded in time.
+func (t *Tab) Goto(ctx context.Context, rawURL, waitUntil string) (*NavResult, error) {
+	if err := checkURL(rawURL); err != nil {
+		return nil, err
+	}
+	switch waitUntil {
+	case "":
+		waitUntil = "load"
+	case "load", "domcontentloaded", "networkidle0", "networkidle2":
+	default:
+		return nil, Errorf(CodeBadRequest, "invalid waitUntil %q: use load, domcontentloaded, networkidle0 or networkidle2", waitUntil)
+	}
+	return t.navigate(ctx, rawURL, waitUntil)
+}
+
+func (t *Tab) navigate(ctx context.Context, rawURL, waitUntil string) (*NavResult, error) {
+	subCtx, cancelSub := context.WithCancel(ctx)
+	defer cancelSub()
+	events := cdp.Events(subCtx, t.target, page.LifecycleEvent)
+
+	var res page.NavigateResult
+	err := t.blocking(ctx, func(ctx context.Context) error {
+		var err error
+		res, err = cdp.Call(ctx, t.target, page.Navigate, page.NavigateParams{URL: rawURL})
+		return err
+	})
+	var dpe *dialogPendingError
+	switch {
+	case asDialog(err, &dpe):
+		return &NavResult{URL: rawURL, Dialog: dpe.d}, nil
+	case err != nil && ctx.Err() != nil:
+		return nil, &Error{Code: CodeTimeout, Msg: fmt.Sprintf("navigate to %s: no response within the timeout", rawURL), Err: ctx.Err()}
+	case err != nil:
+		return nil, &Error{Code: CodeNavigationFailed, Msg: fmt.Sprintf("navigate to %s: %v", rawURL, err), Err: err}
+	case res.ErrorText != "":
+		return nil, &Error{Code: CodeNavigationFailed, Msg: fmt.Sprintf("navigate to %s: %s", rawURL, res.ErrorText)}
+	}
+	out := &NavResult{URL: rawURL}
+	if res.LoaderID == "" {
+		return out, nil // same-document navigation
+	}
+	want := map[string]string{"load": "load", "domcontentloaded": "DOMContentLoaded",
+		"networkidle0": "networkIdle", "networkidle2": "networkAlmostIdle"}[waitUntil]
+	loaded := false
+	var idleTimer <-chan time.Time
+	sig := t.dialogSignal()
+	evc := make(chan page.EventLifecycleEvent)
+	errc := make(chan error, 1)
+	go func() {
+		for ev, err := range events {
+			if err != nil {
+				errc <- err
+				return
+			}
+			select {
+			case evc <- ev:
+			case <-subCtx.Done():
+				return
+			}
+		}
+		errc <- nil
+	}()
+	for {
+		select {
+		case ev := <-evc:
+			if ev.FrameID != res.FrameID || ev.LoaderID != res.LoaderID {
+				continue
+			}
+			if ev.Name == "load" && !loaded {
+				loaded = true
+				if want == "networkIdle" || want == "networkAlmostIdle" {
+					idleTimer = time.After(t.sup.opts.NetworkIdleMax)
+				}
+			}
+			if ev.Name == want || (want == "DOMContentLoaded" && ev.Name == "load") {
+				return out, nil
+			}
+		case <-idleTimer:
+			out.Notes = append(out.Notes, t.pendingNote())
+			return out, nil
+		case <-sig:
+			if d := t.PendingDialog(); d != nil && t.dialogs == "" {
+				out.Dialog = d
+				return out, nil
+			}
+			sig = t.dialogSignal()
+		case <-t.deadSig:
+			return nil, &Error{Code: CodeNotAlive, Msg: "navigate: the tab died: " + t.DeadReason(), Err: ErrNotAlive}
+		case err := <-errc:
+			if loaded {
+				return out, nil
+			}
+			if ctx.Err() != nil {
+				return nil, &Error{Code: CodeTimeout, Msg: fmt.Sprintf("navigate to %s: the document did not load within the timeout", rawURL), Err: ctx.Err()}
+			}
+			return nil, cdpErr("navigate", err)
+		case <-ctx.Done():
+			if loaded {
+				out.Notes = append(out.Notes, t.pendingNote())
+				return out, nil
+			}
+			return nil, &Error{Code: CodeTimeout, Msg: fmt.Sprintf("navigate to %s: the document did not load within the timeout", rawURL), Err: ctx.Err()}
+		}
+	}
+}
+
+// pendingNote names the requests still in flight when a network-idle wait
+// gave up.
+func (t *Tab) pendingNote() string {
+	t.evMu.Lock()
+	urls := make([]string, 0, len(t.inflight))
+	for _, u := range t.inflight {
+		urls = append(urls, u)
+	}
+	t.evMu.Unlock()
+	sort.Strings(urls)
+	n := len(urls)
+	if len(urls) > 5 {
+		urls = urls[:5]
+	}
+	for i, u := range urls {
+		if len(u) > 120 {
+			urls[i] = u[:117] + "..."
+		}
+	}
+	if n == 0 {
+		return fmt.Sprintf("network not idle after %v past load; returned the loaded page", t.sup.opts.NetworkIdleMax)
+	}
+	return fmt.Sprintf("network not idle after %v past load (%d pending: %s); returned the loaded page", t.sup.opts.NetworkIdleMax, n, strings.Join(urls, ", "))
+}
+
+// URL returns the tab's current URL (history API changes included).
+func (t *Tab) URL(ctx context.Context) string {
+	u, _ := t.urlTitle(ctx)
+	return u
+}
+
+// Title returns the document title.
+func (t *Tab) Title(ctx context.Context) string {
+	_, title := t.urlTitle(ctx)
+	return title
+}
+
+func (t *Tab) cachedURLTitle() (string, string) {
+	t.evMu.Lock()
+	defer t.evMu.Unlock()
+	return t.url, t.title
+}
+
+// urlTitle reads location.href and document.title (Runtime.evaluate),
+// falling back to the last known values when the page cannot answer.
+func (t *Tab) urlTitle(ctx context.Context) (string, string) {
+	if t.PendingDialog() == nil {
+		var v struct{ U, T string }
+		if err := t.evalJSON(ctx, `({U: location.href, T: document.title})`, &v); err == nil {
+			t.evMu.Lock()
+			t.url, t.title = v.U, v.T
+			t.evMu.Unlock()
+		}
+	}
+	return t.cachedURLTitle()
+}
+
+// evalJSON evaluates expr in the top frame (Runtime.evaluate, awaiting
+// promises, by value) and decodes the result into out.
+func (t *Tab) evalJSON(ctx context.Context, expr string, out any) error {
+	var res runtime.EvaluateResult
+	err := t.blocking(ctx, func(ctx context.Context) error {
+		var err error
+		res, err = cdp.Call(ctx, t.target, runtime.Evaluate, runtime.EvaluateParams{
+			Expression: expr, ReturnByValue: new(true), AwaitPromise: new(true), UserGesture: new(true),
+		})
+		return err
+	})
+	if err != nil {
+		return evalErr(err)
+	}
+	if res.ExceptionDetails != nil {
+		return &Error{Code: CodeScriptError, Msg: "page script error: " + exceptionText(res.ExceptionDetails)}
+	}
+	if out == nil || res.Result == nil {
+		return nil
+	}
+	raw := res.Result.Value
+	if len(raw) == 0 {
+		raw = []byte("null")
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		return fmt.Errorf("decode evaluation result: %w", err)
+	}
+	return nil
+}
+
+func evalErr(err error) error {
+	var dpe *dialogPendingError
+	if asDialog(err, &dpe) {
+		return &Error{Code: CodeNotActionable, Msg: "the page is blocked by a " + dpe.Error() + "; handle it with tab.acceptDialog() or tab.dismissDialog()"}
+	}
+	return cdpErr("evaluate", err)
+}
+
+func exceptionText(d *runtime.ExceptionDetails) string {
+	if d.Exception != nil && d.Exception.Description != "" {
+		s := d.Exception.Description
+		if i := strings.Index(s, "\n    at "); i > 0 {
+			s = s[:i]
+		}
+		return s
+	}
+	return d.Text
+}
+
+// probe reports whether the page answers a trivial evaluation within d.
+func (t *Tab) probe(d time.Duration) bool {
+	if !t.Alive() {
+		return false
+	}
+	if t.PendingDialog() != nil {
+		return true
+	}
+	ctx, cancel := context.WithTimeout(t.ctx, d)
+	defer cancel()
+	_, err := cdp.Call(ctx, t.target, runtime.Evaluate, runtime.EvaluateParams{Expression: "1", ReturnByValue: new(true)})
+	return err == nil
+}
+
+// NavSeq returns the count of top-level navigations seen; screenshots and
+// observations compare it to tell stale coordinates.
+func (t *Tab) NavSeq() int {
+	t.evMu.Lock()
+	defer t.evMu.Unlock()
+	return t.navSeq
+}
+
+// Target returns the tab's CDP session (for raw CDP: cdp.send).
+func (t *Tab) Target() *chromedp.Target { return t.target }
+
+// Send sends a raw CDP command on the tab's session and returns its raw
+// JSON result (the cdp.send escape hatch). It honours the dialog rule.
+func (t *Tab) Send(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	if method == "" || !strings.Contains(method, ".") {
+		return nil, Errorf(CodeBadRequest, "invalid CDP method %q: use Domain.method", method)
+	}
+	if len(params) == 0 {
+		params = json.RawMessage("{}")
+	}
+	var out json.RawMessage
+	err := t.blocking(ctx, func(ctx context.Context) error {
+		return t.target.Call(ctx, method, params, &out)
+	})
+	if err != nil {
+		var dpe *dialogPendingError
+		if asDialog(err, &dpe) {
+			return nil, evalErr(err)
+		}
+		if ctx.Err() != nil {
+			return nil, cdpErr(method, err)
+		}
+		return nil, &Error{Code: CodeBadRequest, Msg: fmt.Sprintf("cdp %s: %v", method, err), Err: err}
+	}
+	return out, nil
+}

@@ -1,0 +1,350 @@
+package tabs_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tabpilot/tabpilot/browser"
+	"github.com/tabpilot/tabpilot/internal/testenv"
+	"github.com/tabpilot/tabpilot/tabs"
+)
+
+var (
+	sup *tabs.Supervisor
+	srv *httptest.Server
+)
+
+const formPage = `<!doctype html><title>Form</title>
+<main><h1>Sign in</h1>
+<label>Email <input id=email name=email></label>
+<label>Password <input id=pw type=password></label>
+<button id=go onclick="document.getElementById('out').textContent='clicked '+(++window.n||(window.n=1))">Sign in</button>
+<a href="/next">Next page</a>
+<div id=out></div></main>`
+
+func TestMain(m *testing.M) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/form", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, formPage) })
+	mux.HandleFunc("/next", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Next</title><button onclick="this.textContent='pressed'">Other</button>`)
+	})
+	mux.HandleFunc("/alert", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Alert</title><button id=b onclick="document.title = confirm('sure?') ? 'yes' : 'no'">Ask</button>`)
+	})
+	mux.HandleFunc("/loop", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Loop</title><button onclick="while(true){}">Hang</button>`)
+	})
+	srv = httptest.NewServer(mux)
+	sup = tabs.NewSupervisor(&tabs.Options{Browser: browser.Options{Args: testenv.BrowserArgs}, Grace: time.Second})
+	code := m.Run()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	err := sup.Shutdown(ctx)
+	cancel()
+	srv.Close()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "shutdown:", err)
+		code = 1
+	}
+	time.Sleep(200 * time.Millisecond)
+	if left := testenv.ChromiumChildren(os.Getpid()); len(left) > 0 {
+		fmt.Fprintln(os.Stderr, "chromium processes left after shutdown:", left)
+		code = 1
+	}
+	os.Exit(code)
+}
+
+func open(t *testing.T, path string) *tabs.Tab {
+	t.Helper()
+	name := strings.ReplaceAll(t.Name(), "/", "-")
+	ctx := context.Background()
+	if _, err := sup.Open(ctx, tabs.OpenOptions{Name: name, URL: srv.URL + path, WaitUntil: "load"}); err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	t.Cleanup(func() { sup.Close(context.Background(), name, false, 0) })
+	tab, err := sup.Tab(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tab
+}
+
+func run(t *testing.T, tab *tabs.Tab, fn func(ctx context.Context, t *tabs.Tab) error) error {
+	return sup.Run(context.Background(), tab.Name(), 10*time.Second, tabs.JobFunc(fn))
+}
+
+func evalString(t *testing.T, tab *tabs.Tab, expr string) string {
+	t.Helper()
+	var s string
+	err := run(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
+		raw, err := tb.Evaluate(ctx, expr, nil)
+		s = strings.Trim(string(raw), `"`)
+		return err
+	})
+	if err != nil {
+		t.Fatalf("evaluate %s: %v", expr, err)
+	}
+	return s
+}
+
+func TestObserveClickByNumber(t *testing.T) {
+	t.Parallel()
+	tab := open(t, "/form")
+	err := run(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
+		obs, err := tb.Observe(ctx, tabs.ObserveOptions{})
+		if err != nil {
+			return err
+		}
+		if obs.Title != "Form" {
+			t.Errorf("title = %q", obs.Title)
+		}
+		btn := 0
+		roles := map[string]int{}
+		for _, e := range obs.Elements {
+			roles[e.Role]++
+			if e.Role == "button" && e.Name == "Sign in" {
+				btn = e.ID
+			}
+		}
+		if roles["textbox"] != 2 || roles["link"] != 1 || btn == 0 {
+			t.Fatalf("elements = %+v", obs.Elements)
+		}
+		if _, err := tb.Click(ctx, tabs.Target{ID: btn}); err != nil {
+			return err
+		}
+		// Numbers are stable across observations.
+		obs2, err := tb.Observe(ctx, tabs.ObserveOptions{})
+		if err != nil {
+			return err
+		}
+		for _, e := range obs2.Elements {
+			if e.Role == "button" && e.ID != btn {
+				t.Errorf("button renumbered %d -> %d", btn, e.ID)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := evalString(t, tab, "document.getElementById('out').textContent"); got != "clicked 1" {
+		t.Fatalf("page says %q, want clicked 1", got)
+	}
+}
+
+func TestTypeFillPress(t *testing.T) {
+	t.Parallel()
+	tab := open(t, "/form")
+	err := run(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
+		if _, err := tb.Type(ctx, tabs.Target{Selector: "#email"}, "ada@example.com"); err != nil {
+			return err
+		}
+		if _, err := tb.Fill(ctx, tabs.Target{Selector: "#email"}, "bob@example.com"); err != nil {
+			return err
+		}
+		// A label retargets to its control, as in Playwright.
+		if _, err := tb.Type(ctx, tabs.Target{Selector: "text/Password"}, "pw"); err != nil {
+			return fmt.Errorf("type into the label: %w", err)
+		}
+		if _, err := tb.Type(ctx, tabs.Target{Selector: "text/Next page"}, "x"); tabs.CodeOf(err) != tabs.CodeNotActionable {
+			return fmt.Errorf("typing into a link: %v, want not_actionable", err)
+		}
+		_, err := tb.Press(ctx, "Tab", nil)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := evalString(t, tab, "document.getElementById('email').value"); got != "bob@example.com" {
+		t.Fatalf("email = %q", got)
+	}
+	if got := evalString(t, tab, "document.activeElement.id"); got != "go" {
+		t.Fatalf("focus after Tab = %q, want go", got)
+	}
+}
+
+func TestStaleAfterNavigation(t *testing.T) {
+	t.Parallel()
+	tab := open(t, "/form")
+	err := run(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
+		obs, err := tb.Observe(ctx, tabs.ObserveOptions{})
+		if err != nil {
+			return err
+		}
+		link, btn := 0, 0
+		for _, e := range obs.Elements {
+			if e.Role == "link" {
+				link = e.ID
+			}
+			if e.Role == "button" {
+				btn = e.ID
+			}
+		}
+		res, err := tb.Click(ctx, tabs.Target{ID: link})
+		if err != nil {
+			return err
+		}
+		if !res.Navigated {
+			// The navigation may land just after the click returns.
+			time.Sleep(300 * time.Millisecond)
+		}
+		_, err = tb.Click(ctx, tabs.Target{ID: btn})
+		if tabs.CodeOf(err) != tabs.CodeStaleElement {
+			return fmt.Errorf("click on old number after navigation: err = %v, want stale_element", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := evalString(t, tab, "document.title"); got != "Next" {
+		t.Fatalf("title = %q", got)
+	}
+	if got := evalString(t, tab, "document.querySelector('button').textContent"); got != "Other" {
+		t.Fatalf("the new page's button was clicked: %q", got)
+	}
+}
+
+func TestBusyAndTimeout(t *testing.T) {
+	t.Parallel()
+	tab := open(t, "/form")
+	started := make(chan struct{})
+	var wg sync.WaitGroup
+	var slowErr error
+	wg.Go(func() {
+		slowErr = sup.Run(context.Background(), tab.Name(), 1500*time.Millisecond, tabs.JobFunc(func(ctx context.Context, _ *tabs.Tab) error {
+			close(started)
+			<-ctx.Done()
+			return ctx.Err()
+		}))
+	})
+	<-started
+	err := run(t, tab, func(context.Context, *tabs.Tab) error { return nil })
+	if tabs.CodeOf(err) != tabs.CodeBusy {
+		t.Errorf("second run: %v, want busy", err)
+	}
+	wg.Wait()
+	if tabs.CodeOf(slowErr) != tabs.CodeTimeout {
+		t.Errorf("slow run: %v, want timeout", slowErr)
+	}
+	if !tab.Alive() {
+		t.Fatalf("tab died after a run that yielded: %s", tab.DeadReason())
+	}
+	if got := evalString(t, tab, "document.title"); got != "Form" {
+		t.Fatalf("title = %q", got)
+	}
+}
+
+type stuck struct{ interrupted chan string }
+
+func (s *stuck) Run(ctx context.Context, _ *tabs.Tab) error { select {} }
+func (s *stuck) Interrupt(r string)                        { s.interrupted <- r }
+
+func TestStuckRunKillsTab(t *testing.T) {
+	t.Parallel()
+	tab := open(t, "/form")
+	j := &stuck{interrupted: make(chan string, 1)}
+	err := sup.Run(context.Background(), tab.Name(), time.Second, j)
+	if tabs.CodeOf(err) != tabs.CodeTimeout || !strings.Contains(err.Error(), "killed") {
+		t.Fatalf("err = %v, want timeout with the tab killed", err)
+	}
+	if r := <-j.interrupted; r != "timeout" {
+		t.Fatalf("interrupt reason %q", r)
+	}
+	if _, err := sup.Tab(tab.Name()); tabs.CodeOf(err) != tabs.CodeNotAlive {
+		t.Fatalf("tab after kill: %v, want not_alive", err)
+	}
+	// Reopening the name works.
+	if _, err := sup.Open(context.Background(), tabs.OpenOptions{Name: tab.Name(), URL: srv.URL + "/next", WaitUntil: "load"}); err != nil {
+		t.Fatalf("reopen: %v", err)
+	}
+}
+
+func TestPageLoopKillsTab(t *testing.T) {
+	t.Parallel()
+	tab := open(t, "/loop")
+	err := sup.Run(context.Background(), tab.Name(), 2*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
+		_, err := tb.Click(ctx, tabs.Target{Selector: "button"})
+		return err
+	}))
+	if tabs.CodeOf(err) != tabs.CodeTimeout {
+		t.Fatalf("err = %v, want timeout", err)
+	}
+	if _, err := sup.Tab(tab.Name()); tabs.CodeOf(err) != tabs.CodeNotAlive {
+		t.Fatalf("tab with a hung page: %v, want not_alive", err)
+	}
+}
+
+func TestNavigationFailed(t *testing.T) {
+	t.Parallel()
+	name := "navfail"
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + l.Addr().String() + "/"
+	l.Close()
+	_, err = sup.Open(context.Background(), tabs.OpenOptions{Name: name, URL: closed, WaitUntil: "load"})
+	t.Cleanup(func() { sup.Close(context.Background(), name, false, 0) })
+	if tabs.CodeOf(err) != tabs.CodeNavigationFailed || !strings.Contains(err.Error(), "ERR_CONNECTION_REFUSED") {
+		t.Fatalf("err = %v, want navigation_failed with net::ERR_CONNECTION_REFUSED", err)
+	}
+	_, err = sup.Open(context.Background(), tabs.OpenOptions{Name: "bad name"})
+	if tabs.CodeOf(err) != tabs.CodeBadRequest {
+		t.Fatalf("bad name: %v", err)
+	}
+	if err := sup.Run(context.Background(), "nosuch", time.Second, tabs.JobFunc(nil)); tabs.CodeOf(err) != tabs.CodeNoSuchTab {
+		t.Fatalf("run on missing tab: %v", err)
+	}
+}
+
+func TestDialogs(t *testing.T) {
+	t.Parallel()
+	tab := open(t, "/alert")
+	// No policy: the click returns promptly with the dialog pending.
+	err := run(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
+		res, err := tb.Click(ctx, tabs.Target{Selector: "#b"})
+		if err != nil {
+			return err
+		}
+		if res.Dialog == nil || res.Dialog.Type != "confirm" || res.Dialog.Message != "sure?" {
+			return fmt.Errorf("dialog = %+v", res.Dialog)
+		}
+		if _, err := tb.Observe(ctx, tabs.ObserveOptions{}); tabs.CodeOf(err) != tabs.CodeNotActionable {
+			return fmt.Errorf("observe with a dialog: %v", err)
+		}
+		return tb.HandleDialog(ctx, true, nil)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := evalString(t, tab, "document.title"); got != "yes" {
+		t.Fatalf("title = %q", got)
+	}
+	// Policy dismiss: handled at once.
+	name := tab.Name() + "-d"
+	if _, err := sup.Open(context.Background(), tabs.OpenOptions{Name: name, URL: srv.URL + "/alert", WaitUntil: "load", Dialogs: "dismiss"}); err != nil {
+		t.Fatal(err)
+	}
+	defer sup.Close(context.Background(), name, false, 0)
+	tab2, _ := sup.Tab(name)
+	if err := run(t, tab2, func(ctx context.Context, tb *tabs.Tab) error {
+		_, err := tb.Click(ctx, tabs.Target{Selector: "#b"})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got := evalString(t, tab2, "document.title"); got != "no" {
+		t.Fatalf("title = %q", got)
+	}
+	if h := tab2.HandledDialogs(); len(h) != 1 || h[0].Handled != "dismissed" {
+		t.Fatalf("handled = %+v", h)
+	}
+}
