@@ -1,0 +1,193 @@
+package script_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tabpilot/tabpilot/browser"
+	"github.com/tabpilot/tabpilot/internal/testenv"
+	"github.com/tabpilot/tabpilot/tabs"
+	"github.com/tabpilot/tabpilot/tabs/script"
+)
+
+var (
+	sup *tabs.Supervisor
+	srv *httptest.Server
+)
+
+func TestMain(m *testing.M) {
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Counter</title><button id=inc onclick="this.dataset.n = (+this.dataset.n||0)+1; document.getElementById('out').textContent = 'n=' + this.dataset.n">Add</button>
+<input id=q aria-label=Query><a href="/b">B</a><div id=out>n=0</div>`)
+	}))
+	sup = tabs.NewSupervisor(&tabs.Options{Browser: browser.Options{Args: testenv.BrowserArgs}, Grace: time.Second})
+	code := m.Run()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	if err := sup.Shutdown(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "shutdown:", err)
+		code = 1
+	}
+	cancel()
+	srv.Close()
+	os.Exit(code)
+}
+
+func runCode(t *testing.T, code string, timeout time.Duration) (*script.Output, error) {
+	t.Helper()
+	name := strings.ReplaceAll(t.Name(), "/", "-")
+	if _, err := sup.Open(context.Background(), tabs.OpenOptions{Name: name, URL: srv.URL, WaitUntil: "load"}); err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	t.Cleanup(func() { sup.Close(context.Background(), name, false, 0) })
+	s := script.New(code, nil)
+	err := sup.Run(context.Background(), name, timeout, s)
+	return s.Output(), err
+}
+
+func texts(o *script.Output) []string {
+	var out []string
+	for _, c := range o.Content {
+		if c.Type == "text" {
+			out = append(out, c.Text)
+		}
+	}
+	return out
+}
+
+func TestRunActsAndReturns(t *testing.T) {
+	t.Parallel()
+	out, err := runCode(t, `
+const obs = await tab.observe();
+const add = obs.elements.find(e => e.role === 'button' && e.name === 'Add');
+assert(add, 'no Add button in ' + obs.text);
+await tab.click(add.id);
+await tab.id(add.id).click();
+await tab.fill('#q', 'hello');
+display('title: ' + await tab.title());
+return {out: await tab.evaluate(() => document.getElementById('out').textContent), q: await tab.evaluate(sel => document.querySelector(sel).value, '#q')};
+`, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := texts(out)
+	want := []string{"title: Counter", "{\n  \"out\": \"n=2\",\n  \"q\": \"hello\"\n}"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("output = %q, want %q", got, want)
+	}
+}
+
+func TestNothingReturned(t *testing.T) {
+	t.Parallel()
+	out, err := runCode(t, `await wait(10);`, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := texts(out); len(got) != 1 || !strings.HasPrefix(got[0], "Ran code on tab ") {
+		t.Fatalf("output = %q", got)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		code string
+		want tabs.Code
+		msg  string
+	}{
+		{`throw new Error("boom")`, tabs.CodeScriptError, "boom"},
+		{`assert(1 === 2, "math")`, tabs.CodeAssertionFailed, "assertion failed: math"},
+		{`await tab.click('#missing-element')`, tabs.CodeElementNotFound, "#missing-element"},
+		{`await tab.click('p-bogus/x')`, tabs.CodeBadRequest, "unknown selector prefix"},
+		{`this is not javascript`, tabs.CodeScriptError, "SyntaxError"},
+		{`await tab.click(99999)`, tabs.CodeStaleElement, "99999"},
+		{`try { await tab.click('#nope') } catch (e) { return e.code }`, "", ""},
+	}
+	for i, c := range cases {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			t.Parallel()
+			out, err := runCode(t, c.code, 10*time.Second)
+			if c.want == "" {
+				if err != nil || texts(out)[0] != "element_not_found" {
+					t.Fatalf("caught: out=%q err=%v", texts(out), err)
+				}
+				return
+			}
+			if tabs.CodeOf(err) != c.want || !strings.Contains(err.Error(), c.msg) {
+				t.Fatalf("err = %v (%s), want %s containing %q", err, tabs.CodeOf(err), c.want, c.msg)
+			}
+		})
+	}
+}
+
+func TestInfiniteLoopInterrupted(t *testing.T) {
+	t.Parallel()
+	start := time.Now()
+	_, err := runCode(t, `while (true) {}`, 1*time.Second)
+	if tabs.CodeOf(err) != tabs.CodeTimeout {
+		t.Fatalf("err = %v, want timeout", err)
+	}
+	if el := time.Since(start); el > 8*time.Second {
+		t.Errorf("took %v", el)
+	}
+	// The tab stays usable: goja was interrupted, the page is fine.
+	name := strings.ReplaceAll(t.Name(), "/", "-")
+	s := script.New(`return await tab.title()`, nil)
+	if err := sup.Run(context.Background(), name, 5*time.Second, s); err != nil {
+		t.Fatalf("after interrupt: %v", err)
+	}
+	if got := texts(s.Output()); len(got) != 1 || got[0] != "Counter" {
+		t.Fatalf("after interrupt: %q", got)
+	}
+}
+
+func TestScreenshotAndExtract(t *testing.T) {
+	t.Parallel()
+	out, err := runCode(t, `
+const shot = await tab.screenshot();
+assert(shot.type === 'image' && shot.mimeType === 'image/jpeg', JSON.stringify(shot.mimeType));
+const md = await tab.extract();
+return md.includes('n=0') ? 'ok' : md;
+`, 15*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Screenshots) != 1 || out.Screenshots[0].Width != 1024 || out.Screenshots[0].Bytes > 150*1024 {
+		t.Fatalf("screenshots = %+v", out.Screenshots)
+	}
+	var imgs int
+	for _, c := range out.Content {
+		if c.Type == "image" {
+			imgs++
+		}
+	}
+	if got := texts(out); imgs != 1 || got[len(got)-1] != "ok" {
+		t.Fatalf("images=%d texts=%q", imgs, got)
+	}
+}
+
+func TestGlobals(t *testing.T) {
+	t.Parallel()
+	out, err := runCode(t, `
+const u = new URL('/x?a=1', 'http://h.test');
+const enc = new TextEncoder().encode('hé');
+const dec = new TextDecoder().decode(enc);
+const b = Buffer.from('hi').toString('base64');
+let fired = false; setTimeout(() => { fired = true }, 5);
+await wait(30);
+console.log('to the log');
+return [u.searchParams.get('a'), enc.length, dec, b, fired, browser.kind, tab.name].join(',');
+`, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "1,3,hé,aGk=,true,headless," + strings.ReplaceAll(t.Name(), "/", "-")
+	if got := texts(out); len(got) != 1 || got[0] != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}
