@@ -59,3 +59,30 @@ func ChromiumChildren(pid int) []int {
 	}
 	return out
 }
+
+// PagesDir returns the directory of the saved real-world pages
+// (../shared/pages/readability beside the repository), or "" when absent.
+// TABPILOT_PAGES overrides it.
+func PagesDir() string {
+	if d := os.Getenv("TABPILOT_PAGES"); d != "" {
+		return d
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			p := filepath.Join(dir, "..", "shared", "pages", "readability")
+			if st, err := os.Stat(p); err == nil && st.IsDir() {
+				return p
+			}
+			return ""
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+}

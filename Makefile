@@ -1,0 +1,39 @@
+# tabpilot: `make help` lists the targets.
+GO       ?= go
+BIN      := bin/tabpilot
+PAGES    ?= $(abspath ../shared/pages/readability)
+STATICCHECK ?= $(shell $(GO) env GOPATH)/bin/staticcheck
+
+.PHONY: help build test lint check demo chromium bench bench-extract fmt
+
+help: ## list the targets
+	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
+
+chromium: ## install Debian's Chromium with apt-get when it is missing
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
+	  { echo "installing chromium with apt-get"; \
+	    if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	    $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
+
+build: ## build bin/tabpilot
+	$(GO) build -o $(BIN) ./cmd/tabpilot
+
+test: chromium ## run every test with the race detector (real headless Chromium)
+	$(GO) test -race -timeout 20m ./...
+
+fmt: ## gofmt the tree
+	gofmt -w $$(git ls-files '*.go')
+
+lint: ## gofmt, go vet and staticcheck
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "not gofmt-clean:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	@test -x $(STATICCHECK) || $(GO) install honnef.co/go/tools/cmd/staticcheck@latest
+	$(STATICCHECK) ./...
+
+check: lint test ## lint, then test
+
+demo: chromium build ## open a bundled real page, observe, act, extract and screenshot it from the CLI
+	PAGES=$(PAGES) BIN=$(BIN) ./scripts/demo.sh
+
+bench-extract: ## score extraction against Readability's test suite (docs/benchmarks.md)
+	$(GO) test ./render/ -run TestReadabilitySuite -v -count=1

@@ -1,0 +1,495 @@
+// Package service is the one dispatcher behind every door of tabpilot: it
+// turns api requests into tabs.Supervisor calls, and errors into stable codes
+// with hints (api.Code). The CLI daemon, the JSON-RPC and MCP servers and Go
+// programs all call it.
+package service
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/tabpilot/tabpilot/api"
+	"github.com/tabpilot/tabpilot/browser"
+	"github.com/tabpilot/tabpilot/tabs"
+	"github.com/tabpilot/tabpilot/tabs/script"
+)
+
+// Options configure a Service. A nil *Options means the defaults. Options are
+// copied by New.
+type Options struct {
+	// ChromePath is the Chromium executable; empty means discovery (PATH
+	// names chromium, chromium-browser, google-chrome, google-chrome-stable
+	// and their usual paths).
+	ChromePath string
+	// Headed launches a visible browser instead of a headless one.
+	Headed bool
+	// BrowserArgs are extra Chromium command-line flags for launched browsers.
+	BrowserArgs []string
+	// NoStealth turns the stealth patches off for headless browsers.
+	NoStealth bool
+	// MaxTimeout caps every request's timeout; 0 means 30s.
+	MaxTimeout time.Duration
+	// ScreenshotDir, when set, receives a timestamped full-resolution PNG of
+	// every screenshot not saved elsewhere.
+	ScreenshotDir string
+	// Logger receives logs; nil discards them.
+	Logger *slog.Logger
+}
+
+// Service dispatches requests. It is safe for concurrent use.
+type Service struct {
+	opts Options
+	log  *slog.Logger
+	sup  *tabs.Supervisor
+}
+
+// New returns a Service. It starts no browser until the first open.
+func New(opts *Options) *Service {
+	s := &Service{}
+	if opts != nil {
+		s.opts = *opts
+	}
+	s.log = s.opts.Logger
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	s.sup = tabs.NewSupervisor(&tabs.Options{
+		Browser: browser.Options{ExecPath: s.opts.ChromePath, Headed: s.opts.Headed,
+			Args: append([]string(nil), s.opts.BrowserArgs...)},
+		MaxTimeout:    s.opts.MaxTimeout,
+		NoStealth:     s.opts.NoStealth,
+		ScreenshotDir: s.opts.ScreenshotDir,
+		Logger:        s.log,
+	})
+	return s
+}
+
+// Supervisor returns the service's supervisor, for Go programs that want
+// the lower-level API.
+func (s *Service) Supervisor() *tabs.Supervisor { return s.sup }
+
+// Shutdown closes every tab and browser, waiting at most until ctx is done.
+func (s *Service) Shutdown(ctx context.Context) error { return s.sup.Shutdown(ctx) }
+
+// Call dispatches one JSON-RPC method (api.Methods) with its params. A failed
+// action is a Result with IsError set and a nil error; the error is non-nil
+// only for protocol faults: api.ErrMethodNotFound or api.ErrInvalidParams
+// (wrapped with the reason).
+func (s *Service) Call(ctx context.Context, method string, params json.RawMessage) (*api.Result, error) {
+	switch method {
+	case "open":
+		var r api.OpenRequest
+		if err := decode(params, &r); err != nil {
+			return nil, err
+		}
+		return s.Open(ctx, &r), nil
+	case "close":
+		var r api.CloseRequest
+		if err := decode(params, &r); err != nil {
+			return nil, err
+		}
+		return s.Close(ctx, &r), nil
+	case "run":
+		var r api.RunRequest
+		if err := decode(params, &r); err != nil {
+			return nil, err
+		}
+		return s.Run(ctx, &r), nil
+	case "observe":
+		var r api.ObserveRequest
+		if err := decode(params, &r); err != nil {
+			return nil, err
+		}
+		return s.Observe(ctx, &r), nil
+	case "screenshot":
+		var r api.ScreenshotRequest
+		if err := decode(params, &r); err != nil {
+			return nil, err
+		}
+		return s.Screenshot(ctx, &r), nil
+	case "extract":
+		var r api.ExtractRequest
+		if err := decode(params, &r); err != nil {
+			return nil, err
+		}
+		return s.Extract(ctx, &r), nil
+	case "tabs":
+		var r api.TabsRequest
+		if err := decode(params, &r); err != nil {
+			return nil, err
+		}
+		return s.Tabs(ctx), nil
+	case "click", "type", "fill", "press":
+		var r api.ActRequest
+		if err := decode(params, &r); err != nil {
+			return nil, err
+		}
+		return s.Act(ctx, method, &r), nil
+	}
+	return nil, fmt.Errorf("%w: %q (methods: %s)", api.ErrMethodNotFound, method, strings.Join(api.Methods, ", "))
+}
+
+// decode reads params strictly: unknown fields and wrong types are
+// api.ErrInvalidParams naming the problem. Empty params mean {}.
+func decode(params json.RawMessage, v any) error {
+	p := bytes.TrimSpace(params)
+	if len(p) == 0 || bytes.Equal(p, []byte("null")) {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(p))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("%w: %v", api.ErrInvalidParams, strings.TrimPrefix(err.Error(), "json: "))
+	}
+	return nil
+}
+
+func seconds(f float64) time.Duration {
+	if f <= 0 {
+		return 0
+	}
+	return time.Duration(f * float64(time.Second))
+}
+
+// fail turns an error into a failed result with its code and hint.
+func fail(action, name string, err error) *api.Result {
+	code := api.Code(tabs.CodeOf(err))
+	if !code.Valid() {
+		code = api.Internal
+	}
+	r := api.ErrorResult(code, err.Error())
+	var h interface{ ErrorHint() string }
+	if errors.As(err, &h) && h.ErrorHint() != "" {
+		info := r.Details["error"].(api.ErrorInfo)
+		info.Hint = h.ErrorHint()
+		r.Details["error"] = info
+	}
+	r.Details["action"] = action
+	if name != "" {
+		r.Details["name"] = name
+	}
+	return r
+}
+
+func tabName(n string) string {
+	if n == "" {
+		return tabs.DefaultName
+	}
+	return n
+}
+
+// Open opens or reuses a tab (DESIGN.md section 3, open).
+func (s *Service) Open(ctx context.Context, r *api.OpenRequest) *api.Result {
+	o := tabs.OpenOptions{Name: r.Name, Timeout: seconds(r.Timeout), URL: r.URL, WaitUntil: r.WaitUntil, Dialogs: r.Dialogs}
+	if r.Viewport != nil {
+		o.Viewport = &tabs.Viewport{Width: r.Viewport.Width, Height: r.Viewport.Height, Scale: r.Viewport.Scale}
+	}
+	if r.App != nil {
+		o.App = &tabs.App{Path: r.App.Path, CDPURL: r.App.CDPURL, Args: r.App.Args, Target: r.App.Target, Profile: r.App.Profile}
+	}
+	res, err := s.sup.Open(ctx, o)
+	if err != nil {
+		return fail("open", tabName(r.Name), err)
+	}
+	verb := "Opened"
+	if res.Reused {
+		verb = "Reused"
+	}
+	text := fmt.Sprintf("%s tab %q (%s browser): %s", verb, res.Name, res.Browser, res.URL)
+	if res.Title != "" {
+		text += fmt.Sprintf(" — %q", res.Title)
+	}
+	for _, n := range res.Notes {
+		text += "\nNote: " + n
+	}
+	details := map[string]any{"action": "open", "name": res.Name, "browser": res.Browser, "url": res.URL,
+		"title": res.Title, "viewport": res.Viewport}
+	if len(res.Notes) > 0 {
+		details["notes"] = res.Notes
+	}
+	if res.Dialog != nil {
+		text += fmt.Sprintf("\nA %s dialog is open: %q (handle it in a run with tab.acceptDialog() or tab.dismissDialog())", res.Dialog.Type, res.Dialog.Message)
+		details["dialog"] = res.Dialog
+	}
+	return &api.Result{Content: []api.Content{api.TextContent(text)}, Details: details}
+}
+
+// Close closes one tab or all (DESIGN.md section 3, close).
+func (s *Service) Close(ctx context.Context, r *api.CloseRequest) *api.Result {
+	names, err := s.sup.Close(ctx, r.Name, r.All, seconds(r.Timeout))
+	if err != nil {
+		return fail("close", tabName(r.Name), err)
+	}
+	var text string
+	switch {
+	case len(names) == 0 && r.All:
+		text = "No tabs to close"
+	case len(names) == 0:
+		text = fmt.Sprintf("No tab named %q", tabName(r.Name))
+	case len(names) == 1:
+		text = fmt.Sprintf("Closed tab %q", names[0])
+	default:
+		text = fmt.Sprintf("Closed %d tabs: %s", len(names), strings.Join(names, ", "))
+	}
+	if names == nil {
+		names = []string{}
+	}
+	return &api.Result{Content: []api.Content{api.TextContent(text)}, Details: map[string]any{"action": "close", "closed": names}}
+}
+
+// Run runs a script on a tab (DESIGN.md section 3, run).
+func (s *Service) Run(ctx context.Context, r *api.RunRequest) *api.Result {
+	name := tabName(r.Name)
+	if strings.TrimSpace(r.Code) == "" {
+		return fail("run", name, tabs.Errorf(tabs.CodeBadRequest, "run needs code: the body of an async function"))
+	}
+	sc := script.New(r.Code, &script.Options{Logger: s.log, BrowserTabs: s.sup.Tabs})
+	var tab *tabs.Tab
+	err := s.sup.Run(ctx, name, seconds(r.Timeout), &capture{Job: sc, tab: &tab})
+	out := sc.Output()
+	details := map[string]any{"action": "run", "name": name}
+	if tab != nil {
+		kind, _ := tab.Browser()
+		details["browser"] = kind
+		u, _ := tabURL(tab)
+		details["url"] = u
+	}
+	shots := make([]map[string]any, 0, len(out.Screenshots))
+	for _, sh := range out.Screenshots {
+		shots = append(shots, map[string]any{"id": sh.ID, "dest": sh.Dest, "mimeType": sh.MimeType, "bytes": sh.Bytes, "width": sh.Width, "height": sh.Height, "scale": sh.Scale})
+	}
+	details["screenshots"] = shots
+	if len(out.Dialogs) > 0 {
+		details["dialogs"] = out.Dialogs
+	}
+	content, text := convert(out.Content)
+	details["result"] = text
+	if err != nil {
+		res := fail("run", name, err)
+		for k, v := range details {
+			if _, ok := res.Details[k]; !ok {
+				res.Details[k] = v
+			}
+		}
+		// Keep what the script displayed before it failed.
+		res.Content = append(res.Content, content...)
+		return res
+	}
+	return &api.Result{Content: content, Details: details}
+}
+
+// capture remembers the tab a job ran on.
+type capture struct {
+	tabs.Job
+	tab **tabs.Tab
+}
+
+func (c *capture) Run(ctx context.Context, t *tabs.Tab) error {
+	*c.tab = t
+	return c.Job.Run(ctx, t)
+}
+
+func tabURL(t *tabs.Tab) (string, string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if !t.Alive() {
+		return "", ""
+	}
+	return t.URL(ctx), ""
+}
+
+func convert(cs []script.Content) ([]api.Content, string) {
+	out := make([]api.Content, 0, len(cs))
+	var texts []string
+	for _, c := range cs {
+		if c.Type == "image" {
+			out = append(out, api.Content{Type: "image", MimeType: c.MimeType, Data: base64.StdEncoding.EncodeToString(c.Data)})
+			continue
+		}
+		out = append(out, api.TextContent(c.Text))
+		texts = append(texts, c.Text)
+	}
+	return out, strings.Join(texts, "\n")
+}
+
+// do runs fn on a tab's action slot, for the shortcuts.
+func (s *Service) do(ctx context.Context, name string, timeout float64, fn func(ctx context.Context, t *tabs.Tab) error) error {
+	return s.sup.Run(ctx, tabName(name), seconds(timeout), tabs.JobFunc(fn))
+}
+
+// Observe is the observe shortcut: the observation of DESIGN.md section 4
+// in details, its text rendering as content.
+func (s *Service) Observe(ctx context.Context, r *api.ObserveRequest) *api.Result {
+	name := tabName(r.Name)
+	if r.Since != "" || r.Scroll {
+		return fail("observe", name, tabs.Errorf(tabs.CodeBadRequest, "since and scroll are not supported yet"))
+	}
+	var text string
+	var details map[string]any
+	err := s.do(ctx, name, r.Timeout, func(ctx context.Context, t *tabs.Tab) error {
+		obs, err := t.Observe(ctx, tabs.ObserveOptions{IncludeAll: r.IncludeAll, ViewportOnly: r.ViewportOnly, MaxTokens: r.MaxTokens, Query: r.Query})
+		if err != nil {
+			return err
+		}
+		text = obs.Text()
+		b, err := json.Marshal(obs)
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(b, &details); err != nil {
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return fail("observe", name, err)
+	}
+	details["action"] = "observe"
+	details["name"] = name
+	return &api.Result{Content: []api.Content{api.TextContent(text)}, Details: details}
+}
+
+// Screenshot is the screenshot shortcut.
+func (s *Service) Screenshot(ctx context.Context, r *api.ScreenshotRequest) *api.Result {
+	name := tabName(r.Name)
+	o := tabs.ScreenshotOptions{FullPage: r.FullPage, Save: r.Save}
+	if r.Selector != "" {
+		tg, err := tabs.ParseTarget(r.Selector)
+		if err != nil {
+			return fail("screenshot", name, err)
+		}
+		o.Target = &tg
+	}
+	if r.Marks {
+		return fail("screenshot", name, tabs.Errorf(tabs.CodeBadRequest, "marks are not supported yet"))
+	}
+	var shot *tabs.Screenshot
+	err := s.do(ctx, name, r.Timeout, func(ctx context.Context, t *tabs.Tab) error {
+		var err error
+		shot, err = t.Screenshot(ctx, o)
+		return err
+	})
+	if err != nil {
+		return fail("screenshot", name, err)
+	}
+	text := fmt.Sprintf("Screenshot %d: %dx%d %s, %d bytes, %.3g image px per CSS px; saved to %s", shot.ID, shot.Width, shot.Height, shot.MimeType, shot.Bytes, shot.Scale, shot.Dest)
+	return &api.Result{
+		Content: []api.Content{api.TextContent(text), {Type: "image", MimeType: shot.MimeType, Data: shot.Base64()}},
+		Details: map[string]any{"action": "screenshot", "name": name, "screenshots": []map[string]any{{
+			"id": shot.ID, "dest": shot.Dest, "mimeType": shot.MimeType, "bytes": shot.Bytes, "width": shot.Width, "height": shot.Height, "scale": shot.Scale}}},
+	}
+}
+
+// Extract is the extract shortcut.
+func (s *Service) Extract(ctx context.Context, r *api.ExtractRequest) *api.Result {
+	name := tabName(r.Name)
+	var details map[string]any
+	var text string
+	err := s.do(ctx, name, r.Timeout, func(ctx context.Context, t *tabs.Tab) error {
+		ex, err := t.Extract(ctx, r.Format)
+		if err != nil {
+			return err
+		}
+		details = map[string]any{"format": ex.Format, "title": ex.Title, "byline": ex.Byline, "excerpt": ex.Excerpt,
+			"siteName": ex.SiteName, "lang": ex.Lang, "dir": ex.Dir, "source": ex.Source, "empty": ex.Empty}
+		text = ex.Content
+		if ex.Empty {
+			text = "(nothing readable on the page)"
+		}
+		return nil
+	})
+	if err != nil {
+		return fail("extract", name, err)
+	}
+	details["action"] = "extract"
+	details["name"] = name
+	return &api.Result{Content: []api.Content{api.TextContent(text)}, Details: details}
+}
+
+// Act runs the click, type, fill and press shortcuts.
+func (s *Service) Act(ctx context.Context, method string, r *api.ActRequest) *api.Result {
+	name := tabName(r.Name)
+	var res *tabs.ActionResult
+	var verb string
+	err := s.do(ctx, name, r.Timeout, func(ctx context.Context, t *tabs.Tab) error {
+		var err error
+		switch method {
+		case "press":
+			verb = "Pressed " + r.Text
+			var tg *tabs.Target
+			if r.Target != "" {
+				p, err := tabs.ParseTarget(r.Target)
+				if err != nil {
+					return err
+				}
+				tg = &p
+			}
+			res, err = t.Press(ctx, r.Text, tg)
+			return err
+		}
+		tg, err := tabs.ParseTarget(r.Target)
+		if err != nil {
+			return err
+		}
+		switch method {
+		case "click":
+			verb = "Clicked " + tg.String()
+			res, err = t.Click(ctx, tg)
+		case "type":
+			verb = fmt.Sprintf("Typed %d characters into %s", len([]rune(r.Text)), tg)
+			res, err = t.Type(ctx, tg, r.Text)
+		case "fill":
+			verb = "Filled " + tg.String()
+			res, err = t.Fill(ctx, tg, r.Text)
+		}
+		return err
+	})
+	if err != nil {
+		return fail(method, name, err)
+	}
+	details := map[string]any{"action": method, "name": name}
+	text := verb
+	if res != nil {
+		if res.Navigated {
+			text += "; the page navigated (observe again)"
+			details["navigated"] = true
+		}
+		if res.Dialog != nil {
+			text += fmt.Sprintf("; a %s dialog is open: %q", res.Dialog.Type, res.Dialog.Message)
+			details["dialog"] = res.Dialog
+		}
+		if res.Value != nil {
+			details["value"] = *res.Value
+		}
+	}
+	return &api.Result{Content: []api.Content{api.TextContent(text)}, Details: details}
+}
+
+// Tabs lists the tabs.
+func (s *Service) Tabs(ctx context.Context) *api.Result {
+	list := s.sup.Tabs(ctx)
+	var b strings.Builder
+	if len(list) == 0 {
+		b.WriteString("No tabs")
+	}
+	for i, t := range list {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		state := ""
+		if !t.Alive {
+			state = " (dead)"
+		} else if t.Busy {
+			state = " (busy)"
+		}
+		fmt.Fprintf(&b, "%s%s [%s] %s %q", t.Name, state, t.Browser, t.URL, t.Title)
+	}
+	return &api.Result{Content: []api.Content{api.TextContent(b.String())}, Details: map[string]any{"action": "tabs", "tabs": list}}
+}

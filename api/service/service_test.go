@@ -1,0 +1,165 @@
+package service_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tabpilot/tabpilot/api"
+	"github.com/tabpilot/tabpilot/api/service"
+	"github.com/tabpilot/tabpilot/internal/testenv"
+)
+
+// pagesServer serves ../shared/pages/readability/<name>/source.html at /<name>/.
+func pagesServer(t *testing.T) *httptest.Server {
+	dir := testenv.PagesDir()
+	if dir == "" {
+		t.Skip("../shared/pages/readability not found (set TABPILOT_PAGES)")
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name := strings.Trim(r.URL.Path, "/")
+		if strings.Contains(name, "/") || name == "" {
+			http.NotFound(w, r)
+			return
+		}
+		b, err := os.ReadFile(filepath.Join(dir, name, "source.html"))
+		if err != nil {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write(b)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func newService(t *testing.T) *service.Service {
+	svc := service.New(&service.Options{BrowserArgs: testenv.BrowserArgs})
+	t.Cleanup(func() { svc.Shutdown(context.Background()) })
+	return svc
+}
+
+func TestRealPages(t *testing.T) {
+	srv := pagesServer(t)
+	svc := newService(t)
+	ctx := context.Background()
+	cases := []struct {
+		page      string
+		minLinks  int
+		extract   string // in the markdown
+		title     string
+		wantDir   string
+		wantTitle string
+	}{
+		{page: "wikipedia", minLinks: 50, extract: "Mozilla Foundation", wantTitle: "Mozilla - Wikipedia"},
+		{page: "nytimes-1", minLinks: 20, extract: "Sudan", wantTitle: "United States to Lift Sudan Sanctions"},
+		{page: "rtl-1", minLinks: 0, extract: "Lorem ipsum dolor sit amet", wantDir: "rtl", wantTitle: "RTL Test"},
+		{page: "qq", minLinks: 10, extract: "", wantTitle: ""},
+	}
+	for _, c := range cases {
+		t.Run(c.page, func(t *testing.T) {
+			name := c.page
+			res := svc.Open(ctx, &api.OpenRequest{Common: api.Common{Name: name}, URL: srv.URL + "/" + c.page + "/", WaitUntil: "load"})
+			if res.IsError {
+				t.Fatalf("open: %s", res.Text())
+			}
+			defer svc.Close(ctx, &api.CloseRequest{Common: api.Common{Name: name}})
+			obs := svc.Observe(ctx, &api.ObserveRequest{Common: api.Common{Name: name}, MaxTokens: 100000})
+			if obs.IsError {
+				t.Fatalf("observe: %s", obs.Text())
+			}
+			links := 0
+			for _, e := range obs.Details["elements"].([]any) {
+				if e.(map[string]any)["role"] == "link" {
+					links++
+				}
+			}
+			if links < c.minLinks || (c.minLinks > 0 && links == 0) {
+				t.Errorf("observation lists %d links, want at least %d", links, c.minLinks)
+			}
+			ex := svc.Extract(ctx, &api.ExtractRequest{Common: api.Common{Name: name}})
+			if ex.IsError {
+				t.Fatalf("extract: %s", ex.Text())
+			}
+			if !strings.Contains(ex.Text(), c.extract) {
+				t.Errorf("extract lacks %q: %.300s", c.extract, ex.Text())
+			}
+			if c.wantDir != "" && ex.Details["dir"] != c.wantDir {
+				t.Errorf("dir = %v, want %s", ex.Details["dir"], c.wantDir)
+			}
+			if c.wantTitle != "" && ex.Details["title"] != c.wantTitle {
+				t.Errorf("title = %v, want %s", ex.Details["title"], c.wantTitle)
+			}
+			if c.page != "qq" && len(strings.TrimSpace(ex.Text())) < 20 {
+				t.Errorf("extract too short: %q", ex.Text())
+			}
+			shot := svc.Screenshot(ctx, &api.ScreenshotRequest{Common: api.Common{Name: name}})
+			if shot.IsError {
+				t.Fatalf("screenshot: %s", shot.Text())
+			}
+			img := shot.Content[1]
+			if img.Type != "image" || img.MimeType != "image/jpeg" || len(img.Data) == 0 || len(img.Data)*3/4 > 150*1024 {
+				t.Errorf("screenshot content = %s %s %d", img.Type, img.MimeType, len(img.Data))
+			}
+			meta := shot.Details["screenshots"].([]map[string]any)[0]
+			if w := meta["width"].(int); w != 1024 {
+				t.Errorf("model copy width = %d, want 1024 (1365 px viewport downscaled)", w)
+			}
+		})
+	}
+}
+
+func TestErrorsAndProtocol(t *testing.T) {
+	svc := newService(t)
+	ctx := context.Background()
+	if _, err := svc.Call(ctx, "nope", nil); !errors.Is(err, api.ErrMethodNotFound) {
+		t.Errorf("unknown method: %v", err)
+	}
+	if _, err := svc.Call(ctx, "open", json.RawMessage(`{"url": 5}`)); !errors.Is(err, api.ErrInvalidParams) {
+		t.Errorf("wrong type: %v", err)
+	}
+	if _, err := svc.Call(ctx, "open", json.RawMessage(`{"waitUntil": "load"}`)); !errors.Is(err, api.ErrInvalidParams) || !strings.Contains(err.Error(), "waitUntil") {
+		t.Errorf("unknown field: %v", err)
+	}
+	res, err := svc.Call(ctx, "run", json.RawMessage(`{"name": "ghost", "code": "return 1"}`))
+	if err != nil || !res.IsError || res.ErrorOf().Code != api.NoSuchTab || res.ErrorOf().Hint == "" {
+		t.Errorf("run on missing tab: %+v %v", res, err)
+	}
+	res = svc.Open(ctx, &api.OpenRequest{URL: "not a url"})
+	if e := res.ErrorOf(); e == nil || e.Code != api.BadRequest {
+		t.Errorf("bad url: %+v", res)
+	}
+	res = svc.Open(ctx, &api.OpenRequest{URL: "about:blank"})
+	if res.IsError {
+		t.Fatal(res.Text())
+	}
+	res = svc.Run(ctx, &api.RunRequest{Code: `display("before"); throw new TypeError("nope")`})
+	if e := res.ErrorOf(); e == nil || e.Code != api.ScriptError || !strings.Contains(e.Message, "TypeError: nope") {
+		t.Errorf("throw: %+v", res)
+	}
+	if !strings.Contains(res.Text(), "before") {
+		t.Errorf("displayed output lost: %q", res.Text())
+	}
+	// The tab stays usable.
+	res = svc.Run(ctx, &api.RunRequest{Code: `return 6 * 7`})
+	if res.IsError || res.Text() != "42" {
+		t.Errorf("after throw: %+v", res)
+	}
+	b, _ := json.Marshal(res)
+	var shape map[string]any
+	json.Unmarshal(b, &shape)
+	if _, ok := shape["content"]; !ok || shape["isError"] != false {
+		t.Errorf("result shape: %s", b)
+	}
+	res = svc.Close(ctx, &api.CloseRequest{Common: api.Common{Name: "ghost"}})
+	if res.IsError || res.Text() != `No tab named "ghost"` {
+		t.Errorf("close missing: %+v", res)
+	}
+}
