@@ -55,6 +55,9 @@ type Options struct {
 	// ProfileDir is a persistent user data directory; empty means a fresh
 	// temporary profile, removed when the browser closes.
 	ProfileDir string
+	// StateDir, when set, receives a record of each launched browser so
+	// that Sweep can end it if this process dies without closing it.
+	StateDir string
 	// StartTimeout bounds the launch; 0 means 30s.
 	StartTimeout time.Duration
 	// Logger receives logs; nil discards them.
@@ -86,6 +89,9 @@ type Handle struct {
 	ctx         context.Context // the hidden first tab; parent of every tab
 	cancel      context.CancelFunc
 	pid         int
+	appPath     string
+	stateDir    string
+	lost        <-chan struct{}
 	done        chan struct{} // closed when the connection is lost or closed
 	closeOnce   sync.Once
 	closed      chan struct{}
@@ -166,6 +172,9 @@ func (h *Handle) Close(ctx context.Context) error {
 			h.cancel()
 			h.allocCancel()
 			h.killGroup()
+			if h.stateDir != "" && h.pid > 0 {
+				os.Remove(recordPath(h.stateDir, h.pid))
+			}
 		}()
 	})
 	select {
@@ -221,6 +230,12 @@ func Launch(parent, ctx context.Context, o *Options) (*Handle, error) {
 		aopts = append(aopts, chromedp.VisibleWindow)
 	}
 	if opts.ProfileDir != "" {
+		if err := os.MkdirAll(opts.ProfileDir, 0o700); err != nil {
+			return nil, &Error{Code: CodeUnavailable, Msg: fmt.Sprintf("profile %s: %v", opts.ProfileDir, err), Err: err}
+		}
+		if err := checkProfile(opts.ProfileDir); err != nil {
+			return nil, err
+		}
 		aopts = append(aopts, chromedp.UserDataDir(opts.ProfileDir))
 	}
 	for _, f := range append(append([]string{}, DefaultFlags...), opts.Args...) {
@@ -267,15 +282,43 @@ func Launch(parent, ctx context.Context, o *Options) (*Handle, error) {
 		h.product = v.Product
 		h.version = v.UserAgent
 	}
-	go func() {
-		select {
-		case <-c.Browser.LostConnection:
-		case <-bctx.Done():
-		}
-		close(h.done)
-	}()
+	if err := writeRecord(opts.StateDir, h.pid, opts.ProfileDir == ""); err != nil {
+		log.Warn("record browser", "err", err)
+	}
+	h.stateDir = opts.StateDir
+	go h.watch(c.Browser.LostConnection)
 	log.Info("browser launched", "exec", exe, "pid", h.pid, "version", h.product)
 	return h, nil
+}
+
+// watch closes h.done when the connection is lost, the handle's context
+// ends, or the launched process is gone. A killed browser's children can
+// keep the pipe open, so the process itself is polled too; its group is
+// then killed so no child lingers.
+func (h *Handle) watch(lost <-chan struct{}) {
+	defer close(h.done)
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-lost:
+			h.killGroup()
+			return
+		case <-h.ctx.Done():
+			return
+		case <-tick.C:
+			if h.pid > 0 && h.kind == Headless && !processAlive(h.pid) {
+				h.log.Warn("browser process is gone", "pid", h.pid)
+				h.killGroup()
+				return
+			}
+		}
+	}
+}
+
+// processAlive reports whether pid exists and is not a zombie.
+func processAlive(pid int) bool {
+	return syscall.Kill(pid, 0) == nil && !zombie(pid)
 }
 
 // UserAgent returns the browser's default user agent (Browser.getVersion).
@@ -288,6 +331,9 @@ func splitFlag(f string) (string, any) {
 		return "", nil
 	}
 	if name, val, ok := strings.Cut(f, "="); ok {
+		if val == "false" {
+			return name, false // drops a default flag such as --enable-automation
+		}
 		return name, strings.Trim(val, `"`)
 	}
 	return f, true

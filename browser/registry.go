@@ -63,8 +63,9 @@ func NewRegistry(parent context.Context, opts *Options) *Registry {
 }
 
 // Acquire returns a live handle for key, launching (or connecting) it when
-// there is none, and takes a reference. ctx bounds only the wait.
-func (r *Registry) Acquire(ctx context.Context, key Key) (*Handle, error) {
+// there is none, and takes a reference. args are a spawned app's
+// arguments, used only when it is started. ctx bounds only the wait.
+func (r *Registry) Acquire(ctx context.Context, key Key, args ...string) (*Handle, error) {
 	for {
 		r.mu.Lock()
 		e := r.entries[key]
@@ -97,7 +98,7 @@ func (r *Registry) Acquire(ctx context.Context, key Key) (*Handle, error) {
 		r.entries[key] = e
 		r.mu.Unlock()
 
-		h, err := r.open(ctx, key)
+		h, err := r.open(ctx, key, args)
 		r.mu.Lock()
 		e.h, e.err = h, err
 		if err != nil {
@@ -111,7 +112,7 @@ func (r *Registry) Acquire(ctx context.Context, key Key) (*Handle, error) {
 	}
 }
 
-func (r *Registry) open(ctx context.Context, key Key) (*Handle, error) {
+func (r *Registry) open(ctx context.Context, key Key, args []string) (*Handle, error) {
 	switch key.Kind {
 	case Headless:
 		o := r.opts
@@ -122,17 +123,21 @@ func (r *Registry) open(ctx context.Context, key Key) (*Handle, error) {
 		}
 		h.key = key
 		return h, nil
+	case Connected:
+		return Connect(r.parent, ctx, key.Endpoint, &r.opts)
+	case Spawned:
+		return Spawn(r.parent, ctx, key.Path, args, &r.opts)
 	default:
-		return nil, &Error{Code: CodeBadRequest, Msg: fmt.Sprintf("browser kind %q is not supported yet", key.Kind)}
+		return nil, &Error{Code: CodeBadRequest, Msg: fmt.Sprintf("unknown browser kind %q", key.Kind)}
 	}
 }
 
 // Release drops one reference to h; the last one closes it (a headless
-// browser exits; a connected one is only disconnected).
-func (r *Registry) Release(ctx context.Context, h *Handle) error {
+// browser exits; a connected or spawned one is only disconnected) and
+// Release reports last.
+func (r *Registry) Release(ctx context.Context, h *Handle) (last bool, err error) {
 	r.mu.Lock()
 	e := r.entries[h.key]
-	last := false
 	if e != nil && e.h == h {
 		e.refs--
 		if e.refs <= 0 {
@@ -144,9 +149,9 @@ func (r *Registry) Release(ctx context.Context, h *Handle) error {
 	}
 	r.mu.Unlock()
 	if last {
-		return h.Close(ctx)
+		return true, h.Close(ctx)
 	}
-	return nil
+	return false, nil
 }
 
 // Handles returns the live handles.

@@ -32,8 +32,8 @@ return {clicked: link.name, url: await tab.url(), heading: await tab.evaluate(()
 step "tabpilot extract | head -20"
 "$BIN" extract | head -20
 
-step tabpilot screenshot --out demo-screenshot.jpg
-"$BIN" screenshot --out demo-screenshot.jpg
+step tabpilot screenshot --out demo-screenshot.png
+"$BIN" screenshot --out demo-screenshot.png
 
 step tabpilot tabs
 "$BIN" tabs

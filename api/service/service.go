@@ -39,6 +39,9 @@ type Options struct {
 	// ScreenshotDir, when set, receives a timestamped full-resolution PNG of
 	// every screenshot not saved elsewhere.
 	ScreenshotDir string
+	// StateDir, when set, records each launched browser so a later daemon
+	// can sweep what this one leaves if it is killed (browser.Sweep).
+	StateDir string
 	// Logger receives logs; nil discards them.
 	Logger *slog.Logger
 }
@@ -62,7 +65,7 @@ func New(opts *Options) *Service {
 	}
 	s.sup = tabs.NewSupervisor(&tabs.Options{
 		Browser: browser.Options{ExecPath: s.opts.ChromePath, Headed: s.opts.Headed,
-			Args: append([]string(nil), s.opts.BrowserArgs...)},
+			Args: append([]string(nil), s.opts.BrowserArgs...), StateDir: s.opts.StateDir},
 		MaxTimeout:    s.opts.MaxTimeout,
 		NoStealth:     s.opts.NoStealth,
 		ScreenshotDir: s.opts.ScreenshotDir,
@@ -223,7 +226,7 @@ func (s *Service) Open(ctx context.Context, r *api.OpenRequest) *api.Result {
 
 // Close closes one tab or all (DESIGN.md section 3, close).
 func (s *Service) Close(ctx context.Context, r *api.CloseRequest) *api.Result {
-	names, err := s.sup.Close(ctx, r.Name, r.All, seconds(r.Timeout))
+	names, err := s.sup.Close(ctx, r.Name, r.All, seconds(r.Timeout), r.Kill)
 	if err != nil {
 		return fail("close", tabName(r.Name), err)
 	}

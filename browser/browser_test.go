@@ -1,0 +1,214 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/target"
+)
+
+func TestFind(t *testing.T) {
+	if _, err := Find("/nonexistent/chromium"); err == nil {
+		t.Fatal("Find of a missing path succeeded")
+	} else {
+		var e *Error
+		if !errors.As(err, &e) || e.ErrorCode() != CodeUnavailable || !strings.Contains(e.ErrorHint(), "apt-get install") {
+			t.Fatalf("err = %#v", err)
+		}
+	}
+	t.Setenv("PATH", t.TempDir())
+	// With an empty PATH only the usual absolute paths remain.
+	p, err := Find("")
+	if err == nil && !strings.HasPrefix(p, "/") {
+		t.Fatalf("Find = %q", p)
+	}
+}
+
+func TestSplitFlag(t *testing.T) {
+	for in, want := range map[string]string{
+		"--no-first-run": "no-first-run=true",
+		`--host-resolver-rules="MAP * ~NOTFOUND, EXCLUDE localhost"`: "host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost",
+		"--window-size=1,2": "window-size=1,2",
+		"  ":                "=<nil>",
+	} {
+		n, v := splitFlag(in)
+		if got := n + "=" + strings.TrimSpace(strings.ReplaceAll(strings.ReplaceAll(toString(v), "%!s(<nil>)", "<nil>"), "\n", "")); got != want {
+			t.Errorf("splitFlag(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func toString(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "<nil>"
+	case bool:
+		return strconv.FormatBool(x)
+	case string:
+		return x
+	}
+	return "?"
+}
+
+func TestHTTPEndpoint(t *testing.T) {
+	cases := map[string][2]string{
+		"http://127.0.0.1:9222":                    {"http://127.0.0.1:9222", ""},
+		"http://127.0.0.1:9222/json":               {"http://127.0.0.1:9222", ""},
+		"ws://127.0.0.1:9222/devtools/browser/abc": {"http://127.0.0.1:9222", "ws://127.0.0.1:9222/devtools/browser/abc"},
+		"ws://127.0.0.1:9222/":                     {"http://127.0.0.1:9222", ""},
+	}
+	for in, want := range cases {
+		h, w, err := httpEndpoint(in)
+		if err != nil || h != want[0] || w != want[1] {
+			t.Errorf("httpEndpoint(%q) = %q, %q, %v", in, h, w, err)
+		}
+	}
+	for _, bad := range []string{"", "127.0.0.1:9222", "ftp://x:1", "http://"} {
+		if _, _, err := httpEndpoint(bad); err == nil {
+			t.Errorf("httpEndpoint(%q) succeeded", bad)
+		}
+	}
+}
+
+func TestPickPage(t *testing.T) {
+	pages := []Page{
+		{ID: "1", URL: "devtools://devtools/bundled/inspector.html", Title: "DevTools"},
+		{ID: "2", URL: "chrome-extension://x/bg.html", Title: "Background Page"},
+		{ID: "3", URL: "https://app.example/inbox", Title: "Inbox"},
+		{ID: "4", URL: "https://app.example/settings", Title: "Settings"},
+	}
+	if p, err := PickPage(pages, "", nil); err != nil || p.ID != "3" {
+		t.Errorf("default = %v %v, want 3", p, err)
+	}
+	if p, err := PickPage(pages, "SETTINGS", nil); err != nil || p.ID != "4" {
+		t.Errorf("by title = %v %v, want 4", p, err)
+	}
+	if p, err := PickPage(pages, "", map[target.ID]bool{"3": true}); err != nil || p.ID != "4" {
+		t.Errorf("skipping held = %v %v, want 4", p, err)
+	}
+	_, err := PickPage(pages, "mail", nil)
+	var e *Error
+	if !errors.As(err, &e) || e.Code != CodeTargetNotFound || !strings.Contains(e.Msg, "Inbox") {
+		t.Errorf("missing = %v", err)
+	}
+	only := []Page{{ID: "9", URL: "devtools://x", Title: "DevTools"}}
+	if p, err := PickPage(only, "", nil); err != nil || p.ID != "9" {
+		t.Errorf("fallback = %v %v", p, err)
+	}
+}
+
+// sleeper starts a process that looks like a browser holding dir.
+func sleeper(t *testing.T, dir string) *exec.Cmd {
+	cmd := exec.Command("sleep", "60", "--user-data-dir="+dir)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Skip(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return cmd
+}
+
+func TestCheckProfile(t *testing.T) {
+	dir := t.TempDir()
+	if err := checkProfile(dir); err != nil {
+		t.Fatalf("empty profile: %v", err)
+	}
+	host, _ := os.Hostname()
+	// A stale lock (dead pid) is not an error.
+	os.Symlink(host+"-999999999", filepath.Join(dir, "SingletonLock"))
+	if err := checkProfile(dir); err != nil {
+		t.Fatalf("stale lock: %v", err)
+	}
+	os.Remove(filepath.Join(dir, "SingletonLock"))
+	cmd := exec.Command("sleep", "30")
+	if err := cmd.Start(); err != nil {
+		t.Skip(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	os.Symlink(host+"-"+strconv.Itoa(cmd.Process.Pid), filepath.Join(dir, "SingletonLock"))
+	err := checkProfile(dir)
+	if !errors.Is(err, ErrProfileInUse) || !strings.Contains(err.Error(), strconv.Itoa(cmd.Process.Pid)) || !strings.Contains(err.Error(), "sleep") {
+		t.Fatalf("live lock: %v", err)
+	}
+}
+
+func TestSweep(t *testing.T) {
+	state := t.TempDir()
+	profile := filepath.Join(t.TempDir(), "chromedp-runner123")
+	os.MkdirAll(profile, 0o700)
+	cmd := sleeper(t, profile)
+	if err := writeRecord(state, cmd.Process.Pid, true); err != nil {
+		t.Fatal(err)
+	}
+	// A record whose pid now belongs to another program is left alone.
+	other := exec.Command("sleep", "30")
+	other.Start()
+	defer func() { other.Process.Kill(); other.Wait() }()
+	os.WriteFile(recordPath(state, other.Process.Pid), []byte(`{"pid":`+strconv.Itoa(other.Process.Pid)+`,"userDataDir":"/nope"}`), 0o600)
+
+	if n := Sweep(state, nil); n != 1 {
+		t.Fatalf("Sweep killed %d, want 1", n)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(3 * time.Second):
+		t.Fatal("the recorded browser survived the sweep")
+	}
+	if syscall.Kill(other.Process.Pid, 0) != nil {
+		t.Fatal("the sweep killed an unrelated process")
+	}
+	if _, err := os.Stat(profile); !os.IsNotExist(err) {
+		t.Fatalf("temp profile left: %v", err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(state, "*")); len(left) != 0 {
+		t.Fatalf("records left: %v", left)
+	}
+}
+
+func TestLaunchClose(t *testing.T) {
+	if _, err := Find(""); err != nil {
+		t.Skip(err)
+	}
+	state := t.TempDir()
+	ctx := context.Background()
+	h, err := Launch(ctx, ctx, &Options{StateDir: state, Args: []string{"--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.PID() <= 0 || !strings.Contains(h.Version(), "Chrome") {
+		t.Fatalf("pid %d version %q", h.PID(), h.Version())
+	}
+	profile := userDataDirOf(h.PID())
+	if recs, _ := filepath.Glob(filepath.Join(state, "browser-*.json")); len(recs) != 1 {
+		t.Fatalf("records = %v", recs)
+	}
+	cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	if err := h.Close(cctx); err != nil {
+		t.Fatal(err)
+	}
+	if processAlive(h.PID()) {
+		t.Fatal("browser alive after Close")
+	}
+	select {
+	case <-h.Done():
+	case <-time.After(time.Second):
+		t.Fatal("Done not closed")
+	}
+	if _, err := os.Stat(profile); profile != "" && !os.IsNotExist(err) {
+		t.Fatalf("temp profile %s left: %v", profile, err)
+	}
+	if recs, _ := filepath.Glob(filepath.Join(state, "browser-*.json")); len(recs) != 0 {
+		t.Fatalf("records left = %v", recs)
+	}
+}

@@ -1,0 +1,191 @@
+// Command tabpilot drives a real Chromium over the Chrome DevTools Protocol
+// for AI agents, Go programs and shell scripts (DESIGN.md section 7).
+//
+// The CLI verbs (open, run, close, observe, click, type, fill, press,
+// screenshot, extract, tabs, stop, version) talk to a per-session daemon
+// over a unix socket; the first call of a session starts it, `tabpilot
+// stop` ends it, and an idle daemon exits by itself. `tabpilot serve` speaks
+// JSON-RPC 2.0 on stdio with an in-process service; `tabpilot daemon` is the
+// daemon itself; `tabpilot mcp` is the MCP server.
+//
+// Exit codes: 0 success, 1 the action failed, 2 bad usage. With --json a
+// verb prints the whole result ({"content", "details", "isError"}).
+//
+// This package is the only one that reads flags and environment variables
+// (TABPILOT_*; see `tabpilot --help`).
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	code := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// cli is one invocation's world: its arguments, environment and streams.
+type cli struct {
+	ctx    context.Context // done on SIGINT, SIGTERM, SIGHUP
+	getenv func(string) string
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+}
+
+// Exit codes (DESIGN.md section 7).
+const (
+	exitOK     = 0
+	exitFailed = 1
+	exitUsage  = 2
+)
+
+// run runs one invocation and returns its exit code.
+func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
+	c := &cli{ctx: ctx, getenv: getenv, stdin: stdin, stdout: stdout, stderr: stderr}
+	if len(args) == 0 {
+		c.mainUsage(stderr)
+		return exitUsage
+	}
+	verb, rest := args[0], args[1:]
+	switch verb {
+	case "-h", "-help", "--help", "help":
+		if verb == "help" && len(rest) > 0 {
+			if cmd := c.lookup(rest[0]); cmd != nil {
+				cmd.usage(stdout)
+				return exitOK
+			}
+			fmt.Fprintf(stderr, "tabpilot: unknown verb %q\n\n", rest[0])
+			c.mainUsage(stderr)
+			return exitUsage
+		}
+		c.mainUsage(stdout)
+		return exitOK
+	case "-version", "--version":
+		verb = "version"
+	}
+	switch verb {
+	case "serve":
+		return c.serve(rest)
+	case "daemon":
+		return c.daemon(rest)
+	case "mcp":
+		return c.mcp(rest)
+	case "stop":
+		return c.stop(rest)
+	case "version":
+		return c.version(rest)
+	}
+	if a := actionFor(verb); a != nil {
+		return c.action(a, rest)
+	}
+	if strings.HasPrefix(verb, "-") {
+		fmt.Fprintf(stderr, "tabpilot: %s: give the verb first, then its flags\n\n", verb)
+	} else {
+		fmt.Fprintf(stderr, "tabpilot: unknown verb %q\n\n", verb)
+	}
+	c.mainUsage(stderr)
+	return exitUsage
+}
+
+// lookup returns the command of a verb or mode, for help.
+func (c *cli) lookup(name string) *command {
+	switch name {
+	case "serve":
+		cmd, _, _ := c.serveCommand()
+		return cmd
+	case "daemon":
+		cmd, _, _, _, _ := c.daemonCommand()
+		return cmd
+	case "mcp":
+		return mcpCommand()
+	case "stop":
+		cmd, _ := c.stopCommand()
+		return cmd
+	case "version":
+		cmd, _ := versionCommand()
+		return cmd
+	}
+	if a := actionFor(name); a != nil {
+		cmd, _, _, _ := c.actionCommand(a)
+		return cmd
+	}
+	return nil
+}
+
+func (c *cli) mainUsage(w io.Writer) {
+	fmt.Fprint(w, `tabpilot drives a real Chromium for AI agents, Go programs and shell scripts.
+
+Usage: tabpilot VERB [flags] [arguments]
+
+Verbs (they talk to the session's daemon, which the first call starts):
+`)
+	for _, a := range actions {
+		fmt.Fprintf(w, "  %-24s %s\n", a.name+" "+a.args, a.summary)
+	}
+	fmt.Fprintf(w, "  %-24s %s\n", "stop", "stop the session's daemon, closing its tabs and browsers")
+	fmt.Fprintf(w, "  %-24s %s\n", "version", "print the version")
+	fmt.Fprint(w, `
+Modes:
+  serve                    JSON-RPC 2.0 on stdin and stdout, with its own browser
+  daemon                   the session daemon (the first call of a session starts it)
+  mcp                      the MCP server on stdio (not implemented yet)
+
+Every verb takes --session NAME (or TABPILOT_SESSION; default "default"),
+--timeout SEC and --json; the actions take --tab NAME (default "main").
+Flags may follow the arguments; "--" ends the flags.
+Run 'tabpilot VERB --help' for the flags of a verb.
+
+Exit codes: 0 success, 1 the action failed (the error on stderr, or in the
+JSON with --json), 2 bad usage.
+
+Environment: TABPILOT_SESSION, TABPILOT_CHROME, TABPILOT_HEADED,
+TABPILOT_NO_STEALTH, TABPILOT_BROWSER_ARGS, TABPILOT_SCREENSHOT_DIR,
+TABPILOT_MAX_TIMEOUT, TABPILOT_IDLE_TIMEOUT, TABPILOT_LOG_LEVEL, and
+XDG_RUNTIME_DIR (the socket directory is $XDG_RUNTIME_DIR/tabpilot, else
+/tmp/tabpilot-UID).
+`)
+}
+
+// usageFail prints a usage error and the command's help to stderr.
+func (c *cli) usageFail(cmd *command, err error) int {
+	fmt.Fprintf(c.stderr, "tabpilot %s: %v\n\n", cmd.name, err)
+	cmd.usage(c.stderr)
+	return exitUsage
+}
+
+// parse parses a command's arguments; done reports that the invocation is
+// over (help printed: exit 0; bad usage: exit 2) with code.
+func (c *cli) parse(cmd *command, args []string) (pos []string, code int, done bool) {
+	pos, err := cmd.parse(args)
+	if err == nil {
+		return pos, 0, false
+	}
+	if errHelp(err) {
+		cmd.usage(c.stdout)
+		return nil, exitOK, true
+	}
+	return nil, c.usageFail(cmd, err), true
+}
+
+func mcpCommand() *command {
+	return newCommand("mcp", "", "the MCP server on stdio",
+		"Serve the MCP protocol on stdin and stdout: one tool, browser. Not implemented yet.")
+}
+
+func (c *cli) mcp(args []string) int {
+	cmd := mcpCommand()
+	if _, code, done := c.parse(cmd, args); done {
+		return code
+	}
+	fmt.Fprintln(c.stderr, "tabpilot mcp: not implemented yet; use tabpilot serve (JSON-RPC 2.0 on stdio)")
+	return exitFailed
+}
