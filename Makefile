@@ -4,7 +4,7 @@ BIN      := bin/tabpilot
 PAGES    ?= $(abspath ../shared/pages/readability)
 STATICCHECK ?= $(shell $(GO) env GOPATH)/bin/staticcheck
 
-.PHONY: help build test lint check demo chromium bench bench-extract fmt
+.PHONY: help build test lint check demo chromium bench bench-extract fmt soak
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -37,3 +37,6 @@ demo: chromium build ## open a bundled real page, observe, act, extract and scre
 
 bench-extract: ## score extraction against Readability's test suite (docs/benchmarks.md)
 	$(GO) test ./render/ -run TestReadabilitySuite -v -count=1
+
+soak: build ## 500 open/run/close cycles on one daemon: RSS, goroutines, Chromium processes
+	$(GO) run ./bench/soak -bin $(BIN) -n 500

@@ -8,6 +8,9 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -260,10 +263,27 @@ func (d *daemon) Call(ctx context.Context, method string, params json.RawMessage
 		return &api.Result{
 			Content: []api.Content{api.TextContent(fmt.Sprintf("daemon of session %q, pid %d, up %v", d.session, os.Getpid(), time.Since(d.started).Round(time.Second)))},
 			Details: map[string]any{"session": d.session, "pid": os.Getpid(), "version": v,
-				"started": d.started.UTC().Format(time.RFC3339), "inflight": n, "socket": d.ln.Paths.Socket},
+				"started": d.started.UTC().Format(time.RFC3339), "inflight": n, "socket": d.ln.Paths.Socket,
+				"goroutines": runtime.NumGoroutine(), "rssKiB": selfRSS()},
 		}, nil
 	}
 	d.begin()
 	defer d.end()
 	return d.svc.Call(ctx, method, params)
+}
+
+// selfRSS returns the daemon's resident set size in KiB (VmRSS of
+// /proc/self/status), or 0 when unknown.
+func selfRSS() int {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			n, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
+			return n
+		}
+	}
+	return 0
 }

@@ -6,8 +6,11 @@ package testenv
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
+	"time"
 )
 
 // BrowserArgs are the flags every test browser gets: names resolve only
@@ -84,5 +87,33 @@ func PagesDir() string {
 			return ""
 		}
 		dir = parent
+	}
+}
+
+// KillDescendants sends SIGKILL to the processes below pid whose command
+// line contains marker (e.g. a test's temp profile directory): the
+// cleanup of browsers a test started itself.
+func KillDescendants(pid int, marker string) {
+	for _, p := range ChromiumChildren(pid) {
+		b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p), "cmdline"))
+		if err == nil && strings.Contains(string(b), marker) {
+			syscall.Kill(p, syscall.SIGKILL)
+		}
+	}
+}
+
+// WaitGoroutines waits up to d for the goroutine count to fall to at most
+// base+slack, and returns the stacks when it does not (a leak).
+func WaitGoroutines(base, slack int, d time.Duration) string {
+	deadline := time.Now().Add(d)
+	for {
+		if runtime.NumGoroutine() <= base+slack {
+			return ""
+		}
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			return string(buf[:runtime.Stack(buf, true)])
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
