@@ -1,0 +1,132 @@
+// Package observe turns a page's accessibility (AX) tree into an
+// observation: a short numbered list of the elements a person could act on,
+// and its text rendering for models and the CLI (DESIGN.md section 4).
+//
+// It is a pure transform of CDP data (Accessibility.getFullAXTree results
+// and a little DOM geometry gathered by package tabs); it does no I/O and is
+// tested from recorded JSON.
+package observe
+
+import (
+	"github.com/chromedp/cdproto/accessibility"
+	"github.com/chromedp/cdproto/cdp"
+)
+
+// Ref locates the DOM node behind an element: its backend node id within
+// the frame (and, for out-of-process iframes, the CDP session) it lives in.
+type Ref struct {
+	FrameID       cdp.FrameID       `json:"frameId,omitempty"`
+	BackendNodeID cdp.BackendNodeID `json:"backendNodeId"`
+	// Session is the CDP session id of an out-of-process iframe's target,
+	// empty for nodes of the top target.
+	Session string `json:"session,omitempty"`
+}
+
+// Element is one numbered element of an observation.
+type Element struct {
+	ID     int      `json:"id"`
+	Role   string   `json:"role"`
+	Name   string   `json:"name"`
+	Value  string   `json:"value,omitempty"`
+	States []string `json:"states,omitempty"`
+	// Level is a heading's level (includeAll only).
+	Level int `json:"level,omitempty"`
+	// Context tells apart elements of the same role and name: the text of
+	// their list item or row, the heading before them, or their landmark.
+	Context string `json:"context,omitempty"`
+	// URL is the target of a link that has no name (without the page's
+	// origin when it is the same).
+	URL string `json:"url,omitempty"`
+	// Frame names the frame the element belongs to when it is not the top
+	// one (its URL, or its name attribute).
+	Frame string `json:"frame,omitempty"`
+	// Region is where the element is: one of the Region constants (its
+	// nearest main, navigation, banner, contentinfo or complementary
+	// landmark, or dialog), or "" for none. Trim keeps dialog and main
+	// elements first and navigation, contentinfo and complementary last.
+	Region string `json:"-"`
+	// Ref is the node behind the element; not part of the wire shape.
+	Ref Ref `json:"-"`
+}
+
+// Size is a width and height in CSS pixels.
+type Size struct {
+	Width  int `json:"width"`
+	Height int `json:"height"`
+}
+
+// Scroll is the document's scroll position and scrollable size, in CSS pixels.
+type Scroll struct {
+	X      int `json:"x"`
+	Y      int `json:"y"`
+	Width  int `json:"width"`
+	Height int `json:"height"`
+}
+
+// Observation is the result of tab.observe (DESIGN.md section 4).
+type Observation struct {
+	URL      string    `json:"url"`
+	Title    string    `json:"title"`
+	Viewport Size      `json:"viewport"`
+	Scroll   Scroll    `json:"scroll"`
+	Elements []Element `json:"elements"`
+	// Omitted counts the elements left out by the token budget.
+	Omitted int `json:"omitted,omitempty"`
+	// FullPath is a 0600 temp file holding the full observation when
+	// elements were left out.
+	FullPath string `json:"fullPath,omitempty"`
+}
+
+// Frame is one frame's AX tree as returned by Accessibility.getFullAXTree
+// (with its frameId parameter), top frame first.
+type Frame struct {
+	FrameID cdp.FrameID
+	// Session is the CDP session id for an out-of-process iframe target.
+	Session string
+	// URL and Name describe the frame; empty for the top frame.
+	URL  string
+	Name string
+	// Parent is the parent frame's id and Owner the backend node id of the
+	// <iframe> element in it (DOM.getFrameOwner); both optional. When
+	// known, the frame's elements are placed where its iframe is in the
+	// parent's document order, else after the parent's elements.
+	Parent cdp.FrameID
+	Owner  cdp.BackendNodeID
+	// Nodes is the frame's AX tree, in the order CDP returned it.
+	Nodes []*accessibility.Node
+}
+
+// Rect is a box in CSS pixels relative to the top viewport.
+type Rect struct {
+	X, Y, Width, Height float64
+}
+
+// Input is everything Build needs, gathered over CDP by package tabs.
+type Input struct {
+	URL      string
+	Title    string
+	Viewport Size
+	Scroll   Scroll
+	Frames   []Frame
+	// Boxes holds the layout box of nodes by Ref (optional; needed for
+	// ViewportOnly). A node missing from Boxes is treated as not rendered
+	// when Boxes is non-nil.
+	Boxes map[Ref]Rect
+}
+
+// Options select what Build keeps (DESIGN.md section 4).
+type Options struct {
+	// IncludeAll adds structure: headings (with level), landmarks, dialogs,
+	// lists and trimmed static text.
+	IncludeAll bool
+	// ViewportOnly keeps the elements whose box intersects the viewport.
+	ViewportOnly bool
+	// Query keeps only elements whose name or value contains it,
+	// case-insensitively.
+	Query string
+	// MaxTokens is the budget for the text rendering, counted as bytes/4;
+	// 0 means 6000 (DefaultMaxTokens). Build ignores it: the caller cuts
+	// Build's full observation with Trim(o, MaxTokens) and keeps the full
+	// one for FullPath.
+	MaxTokens int
+}
