@@ -17,6 +17,7 @@ import (
 
 	"github.com/tabpilot/tabpilot/api"
 	"github.com/tabpilot/tabpilot/browser"
+	"github.com/tabpilot/tabpilot/browser/egress"
 	"github.com/tabpilot/tabpilot/tabs"
 	"github.com/tabpilot/tabpilot/tabs/script"
 )
@@ -39,6 +40,17 @@ type Options struct {
 	// ScreenshotDir, when set, receives a timestamped full-resolution PNG of
 	// every screenshot not saved elsewhere.
 	ScreenshotDir string
+	// Egress, when set, is the running egress proxy of the public-only
+	// policy: launched browsers send all their traffic through it, every
+	// top-level navigation is vetted, and spawned or connected browsers
+	// (which it cannot guard) are refused. The caller starts and closes it.
+	Egress *egress.Proxy
+	// Audit, when set, receives an intent before and an outcome after every
+	// action that can change a page. The caller opens and closes it.
+	Audit *Audit
+	// Limits bound results, screenshots, tabs and run time; zero fields
+	// mean the defaults (DefaultLimits).
+	Limits Limits
 	// StateDir, when set, records each launched browser so a later daemon
 	// can sweep what this one leaves if it is killed (browser.Sweep).
 	StateDir string
@@ -48,9 +60,11 @@ type Options struct {
 
 // Service dispatches requests. It is safe for concurrent use.
 type Service struct {
-	opts Options
-	log  *slog.Logger
-	sup  *tabs.Supervisor
+	opts   Options
+	log    *slog.Logger
+	sup    *tabs.Supervisor
+	limits Limits
+	budget *RunBudget
 }
 
 // New returns a Service. It starts no browser until the first open.
@@ -63,12 +77,22 @@ func New(opts *Options) *Service {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
+	s.limits = s.opts.Limits.WithDefaults()
+	s.budget = NewRunBudget(s.limits.MaxRunTime)
+	args := append([]string(nil), s.opts.BrowserArgs...)
+	var g tabs.Guard
+	if s.opts.Egress != nil {
+		// Last, so that the proxy's flags win over any earlier ones.
+		args = append(args, egress.LaunchFlags(s.opts.Egress.Addr())...)
+		g = guard{s.opts.Egress}
+	}
 	s.sup = tabs.NewSupervisor(&tabs.Options{
 		Browser: browser.Options{ExecPath: s.opts.ChromePath, Headed: s.opts.Headed,
-			Args: append([]string(nil), s.opts.BrowserArgs...), StateDir: s.opts.StateDir},
+			Args: args, StateDir: s.opts.StateDir},
 		MaxTimeout:    s.opts.MaxTimeout,
 		NoStealth:     s.opts.NoStealth,
 		ScreenshotDir: s.opts.ScreenshotDir,
+		Guard:         g,
 		Logger:        s.log,
 	})
 	return s
@@ -197,7 +221,21 @@ func (s *Service) Open(ctx context.Context, r *api.OpenRequest) *api.Result {
 	if r.App != nil {
 		o.App = &tabs.App{Path: r.App.Path, CDPURL: r.App.CDPURL, Args: r.App.Args, Target: r.App.Target, Profile: r.App.Profile}
 	}
-	res, err := s.sup.Open(ctx, o)
+	if s.opts.Egress != nil && r.App != nil && (r.App.Path != "" || r.App.CDPURL != "") {
+		return fail("open", tabName(r.Name), &egress.BlockedError{Dest: r.App.Path + r.App.CDPURL, Reason: "scheme",
+			Detail: "the public-only egress policy guards only browsers tabpilot launches; spawned and connected browsers are refused"})
+	}
+	if !s.hasTab(r.Name) {
+		if err := s.limits.CheckTabs(len(s.sup.Tabs(ctx))); err != nil {
+			return fail("open", tabName(r.Name), err)
+		}
+	}
+	var res *tabs.OpenResult
+	err := s.audited(ctx, tabName(r.Name), "goto", r.URL, "", r.URL != "", func() error {
+		var err error
+		res, err = s.sup.Open(ctx, o)
+		return err
+	})
 	if err != nil {
 		return fail("open", tabName(r.Name), err)
 	}
@@ -255,7 +293,22 @@ func (s *Service) Run(ctx context.Context, r *api.RunRequest) *api.Result {
 	}
 	sc := script.New(r.Code, &script.Options{Logger: s.log, BrowserTabs: s.sup.Tabs})
 	var tab *tabs.Tab
-	err := s.sup.Run(ctx, name, seconds(r.Timeout), &capture{Job: sc, tab: &tab})
+	timeout := s.sup.Timeout(seconds(r.Timeout))
+	left, done, err := s.budget.Start()
+	if err != nil {
+		return fail("run", name, err)
+	}
+	defer done()
+	if left > 0 && left < timeout {
+		timeout = left
+	}
+	var mark uint64
+	if s.opts.Egress != nil {
+		mark = guard{s.opts.Egress}.Mark()
+	}
+	err = s.audited(ctx, name, "run", "", r.Code, true, func() error {
+		return s.sup.Run(ctx, name, timeout, &capture{Job: sc, tab: &tab})
+	})
 	out := sc.Output()
 	details := map[string]any{"action": "run", "name": name}
 	if tab != nil {
@@ -272,7 +325,13 @@ func (s *Service) Run(ctx context.Context, r *api.RunRequest) *api.Result {
 	if len(out.Dialogs) > 0 {
 		details["dialogs"] = out.Dialogs
 	}
-	content, text := convert(out.Content)
+	if s.opts.Egress != nil {
+		if refused := s.opts.Egress.RefusalsSince(mark); len(refused) > 0 {
+			details["blocked"] = refused
+			details["blockedCount"] = len(refused)
+		}
+	}
+	content, text := s.convert(out.Content)
 	details["result"] = text
 	if err != nil {
 		res := fail("run", name, err)
@@ -308,7 +367,9 @@ func tabURL(t *tabs.Tab) (string, string) {
 	return t.URL(ctx), ""
 }
 
-func convert(cs []script.Content) ([]api.Content, string) {
+// convert turns a run's output into content, capping each text at the
+// result limit (the full text spills to a 0600 file named in the marker).
+func (s *Service) convert(cs []script.Content) ([]api.Content, string) {
 	out := make([]api.Content, 0, len(cs))
 	var texts []string
 	for _, c := range cs {
@@ -316,10 +377,49 @@ func convert(cs []script.Content) ([]api.Content, string) {
 			out = append(out, api.Content{Type: "image", MimeType: c.MimeType, Data: base64.StdEncoding.EncodeToString(c.Data)})
 			continue
 		}
-		out = append(out, api.TextContent(c.Text))
-		texts = append(texts, c.Text)
+		text := s.capText(c.Text)
+		out = append(out, api.TextContent(text))
+		texts = append(texts, text)
 	}
 	return out, strings.Join(texts, "\n")
+}
+
+// capText cuts a text over the result limit (Limits.Cap).
+func (s *Service) capText(t string) string {
+	capped, _, err := s.limits.Cap(t)
+	if err != nil {
+		s.log.Warn("spill result", "err", err)
+		return t
+	}
+	return capped
+}
+
+// hasTab reports whether a tab of that name exists.
+func (s *Service) hasTab(name string) bool {
+	_, err := s.sup.Tab(name)
+	return err == nil || tabs.CodeOf(err) == tabs.CodeNotAlive
+}
+
+// audited runs fn between an audit intent and its outcome when the audit
+// log is on and on is true. An intent that cannot be written stops the
+// action: nothing runs unlogged.
+func (s *Service) audited(ctx context.Context, tab, action, target, text string, on bool, fn func() error) error {
+	if s.opts.Audit == nil || !on {
+		return fn()
+	}
+	origin := ""
+	if t, err := s.sup.Tab(tab); err == nil {
+		origin = OriginOf(t.URL(ctx))
+	}
+	id, err := s.opts.Audit.Intent(tab, origin, action, target, text)
+	if err != nil {
+		return tabs.Errorf(tabs.CodeInternal, "audit log: %v", err)
+	}
+	err = fn()
+	if oerr := s.opts.Audit.Outcome(id, err); oerr != nil {
+		s.log.Error("audit outcome", "err", oerr)
+	}
+	return err
 }
 
 // do runs fn on a tab's action slot, for the shortcuts.
@@ -356,22 +456,19 @@ func (s *Service) Observe(ctx context.Context, r *api.ObserveRequest) *api.Resul
 	}
 	details["action"] = "observe"
 	details["name"] = name
-	return &api.Result{Content: []api.Content{api.TextContent(text)}, Details: details}
+	return &api.Result{Content: []api.Content{api.TextContent(s.capText(text))}, Details: details}
 }
 
 // Screenshot is the screenshot shortcut.
 func (s *Service) Screenshot(ctx context.Context, r *api.ScreenshotRequest) *api.Result {
 	name := tabName(r.Name)
-	o := tabs.ScreenshotOptions{FullPage: r.FullPage, Save: r.Save}
+	o := tabs.ScreenshotOptions{FullPage: r.FullPage, Save: r.Save, Marks: r.Marks}
 	if r.Selector != "" {
 		tg, err := tabs.ParseTarget(r.Selector)
 		if err != nil {
 			return fail("screenshot", name, err)
 		}
 		o.Target = &tg
-	}
-	if r.Marks {
-		return fail("screenshot", name, tabs.Errorf(tabs.CodeBadRequest, "marks are not supported yet"))
 	}
 	var shot *tabs.Screenshot
 	err := s.do(ctx, name, r.Timeout, func(ctx context.Context, t *tabs.Tab) error {
@@ -413,7 +510,7 @@ func (s *Service) Extract(ctx context.Context, r *api.ExtractRequest) *api.Resul
 	}
 	details["action"] = "extract"
 	details["name"] = name
-	return &api.Result{Content: []api.Content{api.TextContent(text)}, Details: details}
+	return &api.Result{Content: []api.Content{api.TextContent(s.capText(text))}, Details: details}
 }
 
 // Act runs the click, type, fill and press shortcuts.
@@ -421,44 +518,54 @@ func (s *Service) Act(ctx context.Context, method string, r *api.ActRequest) *ap
 	name := tabName(r.Name)
 	var res *tabs.ActionResult
 	var verb string
-	err := s.do(ctx, name, r.Timeout, func(ctx context.Context, t *tabs.Tab) error {
-		var err error
-		switch method {
-		case "press":
-			verb = "Pressed " + r.Text
-			var tg *tabs.Target
-			if r.Target != "" {
-				p, err := tabs.ParseTarget(r.Target)
-				if err != nil {
-					return err
+	text := ""
+	if method == "type" || method == "fill" {
+		text = r.Text
+	}
+	target := r.Target
+	if method == "press" {
+		target = r.Text + " " + r.Target
+	}
+	err := s.audited(ctx, name, method, strings.TrimSpace(target), text, true, func() error {
+		return s.do(ctx, name, r.Timeout, func(ctx context.Context, t *tabs.Tab) error {
+			var err error
+			switch method {
+			case "press":
+				verb = "Pressed " + r.Text
+				var tg *tabs.Target
+				if r.Target != "" {
+					p, err := tabs.ParseTarget(r.Target)
+					if err != nil {
+						return err
+					}
+					tg = &p
 				}
-				tg = &p
+				res, err = t.Press(ctx, r.Text, tg)
+				return err
 			}
-			res, err = t.Press(ctx, r.Text, tg)
+			tg, err := tabs.ParseTarget(r.Target)
+			if err != nil {
+				return err
+			}
+			switch method {
+			case "click":
+				verb = "Clicked " + tg.String()
+				res, err = t.Click(ctx, tg)
+			case "type":
+				verb = fmt.Sprintf("Typed %d characters into %s", len([]rune(r.Text)), tg)
+				res, err = t.Type(ctx, tg, r.Text)
+			case "fill":
+				verb = "Filled " + tg.String()
+				res, err = t.Fill(ctx, tg, r.Text)
+			}
 			return err
-		}
-		tg, err := tabs.ParseTarget(r.Target)
-		if err != nil {
-			return err
-		}
-		switch method {
-		case "click":
-			verb = "Clicked " + tg.String()
-			res, err = t.Click(ctx, tg)
-		case "type":
-			verb = fmt.Sprintf("Typed %d characters into %s", len([]rune(r.Text)), tg)
-			res, err = t.Type(ctx, tg, r.Text)
-		case "fill":
-			verb = "Filled " + tg.String()
-			res, err = t.Fill(ctx, tg, r.Text)
-		}
-		return err
+		})
 	})
 	if err != nil {
 		return fail(method, name, err)
 	}
 	details := map[string]any{"action": method, "name": name}
-	text := verb
+	text = verb
 	if res != nil {
 		if res.Navigated {
 			text += "; the page navigated (observe again)"

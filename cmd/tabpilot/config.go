@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tabpilot/tabpilot/api/service"
+	"github.com/tabpilot/tabpilot/browser/egress"
 )
 
 // Environment variables (DESIGN.md section 9). Each config flag has one;
@@ -25,6 +27,8 @@ const (
 	envMaxTimeout    = "TABPILOT_MAX_TIMEOUT"
 	envIdleTimeout   = "TABPILOT_IDLE_TIMEOUT"
 	envLogLevel      = "TABPILOT_LOG_LEVEL"
+	envEgress        = "TABPILOT_EGRESS"
+	envAudit         = "TABPILOT_AUDIT"
 	envRuntimeDir    = "XDG_RUNTIME_DIR"
 )
 
@@ -44,6 +48,8 @@ type config struct {
 	maxTimeout    time.Duration
 	idleTimeout   time.Duration
 	logLevel      slog.Level
+	egress        string // any (default) or public-only
+	audit         string // the audit log file, or ""
 }
 
 // usageError is bad usage: exit code 2.
@@ -82,6 +88,11 @@ func configFromEnv(getenv func(string) string) (config, error) {
 			return c, usagef("%s: %v", envIdleTimeout, err)
 		}
 	}
+	c.egress = getenv(envEgress)
+	if _, err := egress.ParsePolicy(c.egress); err != nil {
+		return c, usagef("%s: %v", envEgress, err)
+	}
+	c.audit = getenv(envAudit)
 	if v := getenv(envLogLevel); v != "" {
 		if err := c.logLevel.UnmarshalText([]byte(v)); err != nil {
 			return c, usagef("%s: %v", envLogLevel, err)
@@ -179,6 +190,8 @@ func (c *config) addFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.screenshotDir, "screenshot-dir", c.screenshotDir, "save a full-resolution PNG of every screenshot in `dir` ["+envScreenshotDir+"]")
 	fs.Var(durationValue{&c.maxTimeout}, "max-timeout", "the largest timeout a request may ask for, seconds or a `duration` (default 30s) ["+envMaxTimeout+"]")
 	fs.Var(durationValue{&c.idleTimeout}, "idle-timeout", "the daemon exits after this idle `duration`; 0 never (default 15m) ["+envIdleTimeout+"]")
+	fs.StringVar(&c.egress, "egress", c.egress, "the egress `policy`: any (default) or public-only, which sends the browser's traffic through a guard that refuses loopback, private and link-local destinations ["+envEgress+"]")
+	fs.StringVar(&c.audit, "audit", c.audit, "append a JSON line before and after every action that can change a page to `file` (0600) ["+envAudit+"]")
 	fs.Var(levelValue{&c.logLevel}, "log-level", "the log `level`: debug, info, warn or error ["+envLogLevel+"]")
 }
 
@@ -202,11 +215,28 @@ func (c *config) daemonArgs() []string {
 	for _, b := range c.browserArgs {
 		a = append(a, "--browser-arg="+b)
 	}
+	if c.egress != "" {
+		a = append(a, "--egress="+c.egress)
+	}
+	if c.audit != "" {
+		a = append(a, "--audit="+c.audit)
+	}
 	return a
 }
 
-// finish makes paths absolute (the daemon may run elsewhere).
+// finish checks the values and makes paths absolute (the daemon may run
+// elsewhere).
 func (c *config) finish() error {
+	if _, err := egress.ParsePolicy(c.egress); err != nil {
+		return usagef("--egress: %v", err)
+	}
+	if c.audit != "" {
+		abs, err := filepath.Abs(c.audit)
+		if err != nil {
+			return fmt.Errorf("audit: %w", err)
+		}
+		c.audit = abs
+	}
 	if c.screenshotDir != "" {
 		abs, err := filepath.Abs(c.screenshotDir)
 		if err != nil {
@@ -222,6 +252,45 @@ func (c *config) finish() error {
 		c.chrome = abs
 	}
 	return nil
+}
+
+// startService starts what the configuration asks for around a Service:
+// the egress proxy (public-only) and the audit log; stop shuts the service
+// down and then closes them. ctx is the process's lifetime.
+func (c *config) startService(ctx context.Context, log *slog.Logger, stateDir string) (svc *service.Service, stop func(context.Context) error, err error) {
+	opts := c.serviceOptions(log)
+	opts.StateDir = stateDir
+	var proxy *egress.Proxy
+	if p, _ := egress.ParsePolicy(c.egress); p.Guarded() {
+		proxy = egress.New(&egress.Options{Logger: log.With("src", "egress")})
+		if _, err := proxy.Start(ctx); err != nil {
+			return nil, nil, fmt.Errorf("start the egress proxy: %w", err)
+		}
+		opts.Egress = proxy
+		log.Info("egress policy public-only", "proxy", proxy.Addr())
+	}
+	if c.audit != "" {
+		a, err := service.OpenAudit(c.audit)
+		if err != nil {
+			if proxy != nil {
+				proxy.Close()
+			}
+			return nil, nil, fmt.Errorf("open the audit log: %w", err)
+		}
+		opts.Audit = a
+	}
+	svc = service.New(opts)
+	stop = func(ctx context.Context) error {
+		err := svc.Shutdown(ctx)
+		if opts.Audit != nil {
+			opts.Audit.Close()
+		}
+		if proxy != nil {
+			proxy.Close()
+		}
+		return err
+	}
+	return svc, stop, nil
 }
 
 func (c *config) serviceOptions(log *slog.Logger) *service.Options {

@@ -80,12 +80,18 @@ func (c *cli) daemon(args []string) int {
 	if n := browser.Sweep(stateDir, log); n > 0 {
 		log.Warn("swept browsers left by a previous daemon", "count", n)
 	}
-	opts := cfg.serviceOptions(log)
-	opts.StateDir = stateDir
+	svc, stopSvc, err := cfg.startService(c.ctx, log, stateDir)
+	if err != nil {
+		ln.Close()
+		log.Error("daemon: cannot start", "err", err)
+		fmt.Fprintf(c.stderr, "tabpilot daemon: %v\n", err)
+		return exitFailed
+	}
 	d := &daemon{
 		session:  *session,
 		ln:       ln,
-		svc:      service.New(opts),
+		svc:      svc,
+		stopSvc:  stopSvc,
 		log:      log,
 		idle:     cfg.idleTimeout,
 		stopc:    make(chan string, 1),
@@ -103,6 +109,7 @@ type daemon struct {
 	session string
 	ln      *client.Listener
 	svc     *service.Service
+	stopSvc func(context.Context) error
 	log     *slog.Logger
 	idle    time.Duration
 	started time.Time
@@ -167,7 +174,7 @@ func (d *daemon) run(ctx context.Context) int {
 	}
 	cancelConns() // cancels the requests in flight
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
-	if err := d.svc.Shutdown(sctx); err != nil {
+	if err := d.stopSvc(sctx); err != nil {
 		d.log.Error("daemon: shutdown", "err", err)
 	}
 	cancel()
