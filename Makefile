@@ -35,8 +35,8 @@ check: lint test ## lint, then test
 demo: chromium build ## open a bundled real page, observe, act, extract and screenshot it from the CLI
 	PAGES=$(PAGES) BIN=$(BIN) ./scripts/demo.sh
 
-bench-extract: ## score extraction against Readability's test suite (docs/benchmarks.md)
-	$(GO) test ./render/ -run TestReadabilitySuite -v -count=1
+bench-extract: ## score tab.extract against Readability's 104 test pages, static and live (report in docs/extract-suite.md)
+	$(GO) test ./tabs/ -run TestExtractSuite -v -count=1 -suite.report $(abspath docs/extract-suite.md)
 
 soak: build ## 500 open/run/close cycles on one daemon: RSS, goroutines, Chromium processes
 	$(GO) run ./bench/soak -bin $(BIN) -n 500
