@@ -84,6 +84,9 @@ type OpenRequest struct {
 	// Dialogs is accept, dismiss, or empty for no automatic handling.
 	Dialogs string `json:"dialogs,omitempty"`
 	App     *App   `json:"app,omitempty"`
+	// StorageState restores cookies and local storage (the shape that
+	// tab.storageState() returns, Playwright's) before the page loads.
+	StorageState json.RawMessage `json:"storage_state,omitempty"`
 }
 
 // CloseRequest closes one tab (Name) or every tab (All).

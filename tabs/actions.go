@@ -46,11 +46,7 @@ func (t *Tab) mouse(ctx context.Context, typ input.DispatchMouseEventType, x, y 
 // (Input.dispatchMouseEvent) and checks that the element got the click.
 // Errors: element_not_found, stale_element, not_actionable, timeout.
 func (t *Tab) Click(ctx context.Context, tg Target) (*ActionResult, error) {
-	el, err := t.find(ctx, tg, autoWait)
-	if err != nil {
-		return nil, err
-	}
-	x, y, err := t.actionable(ctx, el, actOpts{enabled: true, hitTest: true}, autoWait)
+	el, x, y, err := t.locate(ctx, tg, actOpts{enabled: true, hitTest: true})
 	if err != nil {
 		return nil, err
 	}
@@ -93,11 +89,7 @@ func (t *Tab) Click(ctx context.Context, tg Target) (*ActionResult, error) {
 // Hover moves the mouse to the centre of the element (Input.dispatchMouseEvent
 // mouseMoved), after the actionability checks.
 func (t *Tab) Hover(ctx context.Context, tg Target) (*ActionResult, error) {
-	el, err := t.find(ctx, tg, autoWait)
-	if err != nil {
-		return nil, err
-	}
-	x, y, err := t.actionable(ctx, el, actOpts{hitTest: true}, autoWait)
+	el, x, y, err := t.locate(ctx, tg, actOpts{hitTest: true})
 	if err != nil {
 		return nil, err
 	}
@@ -114,11 +106,8 @@ func (t *Tab) Hover(ctx context.Context, tg Target) (*ActionResult, error) {
 // before the edit, or set=true when the value was set directly (date and
 // similar inputs).
 func (t *Tab) prepareText(ctx context.Context, tg Target, value, mode string) (*element, string, bool, error) {
-	el, err := t.find(ctx, tg, autoWait)
+	el, _, _, err := t.locate(ctx, tg, actOpts{enabled: true})
 	if err != nil {
-		return nil, "", false, err
-	}
-	if _, _, err := t.actionable(ctx, el, actOpts{enabled: true}, autoWait); err != nil {
 		return nil, "", false, err
 	}
 	var r struct {
@@ -340,11 +329,8 @@ func (t *Tab) Press(ctx context.Context, key string, tg *Target) (*ActionResult,
 	}
 	res := &ActionResult{}
 	if tg != nil {
-		el, err := t.find(ctx, *tg, autoWait)
+		el, _, _, err := t.locate(ctx, *tg, actOpts{})
 		if err != nil {
-			return nil, err
-		}
-		if _, _, err := t.actionable(ctx, el, actOpts{}, autoWait); err != nil {
 			return nil, err
 		}
 		if err := t.callOn(ctx, el, `function(){ this.focus(); }`, nil); err != nil {
@@ -374,16 +360,13 @@ func (t *Tab) Press(ctx context.Context, key string, tg *Target) (*ActionResult,
 func (t *Tab) Scroll(ctx context.Context, dx, dy float64) (map[string]float64, error) {
 	vp := t.Viewport()
 	err := t.blocking(ctx, func(ctx context.Context) error {
-		_, err := cdp.Call(ctx, t.target, input.DispatchMouseEvent, input.DispatchMouseEventParams{
-			Type: input.DispatchMouseEventTypeMouseWheel, X: float64(vp.Width) / 2, Y: float64(vp.Height) / 2, DeltaX: dx, DeltaY: dy,
-		})
-		return err
+		return t.wheel(ctx, float64(vp.Width)/2, float64(vp.Height)/2, dx, dy)
 	})
 	if err != nil {
 		return nil, cdpErr("scroll", err)
 	}
 	var pos map[string]float64
-	err = t.evalJSON(ctx, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r({x: scrollX, y: scrollY}))))`, &pos)
+	err = t.evalJSON(ctx, `new Promise(r => { const f = () => r({x: scrollX, y: scrollY}); requestAnimationFrame(() => requestAnimationFrame(f)); setTimeout(f, 250); })`, &pos)
 	return pos, err
 }
 

@@ -15,8 +15,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/runtime"
-
-	"github.com/tabpilot/tabpilot/tabs/observe"
+	"github.com/chromedp/chromedp"
 )
 
 var (
@@ -95,6 +94,7 @@ type element struct {
 	desc    string
 	number  int // the element number, when the target was one
 	backend cdp.BackendNodeID
+	sess    *chromedp.Target // the out-of-process iframe it is in; nil: the page (oopif.go)
 }
 
 // resolve finds the element a target names, once. Errors: bad_request,
@@ -102,34 +102,22 @@ type element struct {
 // whose node is gone).
 func (t *Tab) resolve(ctx context.Context, tg Target) (*element, error) {
 	if tg.ID > 0 {
-		t.mu.Lock()
-		ref, ok := t.num.Lookup(tg.ID)
-		t.mu.Unlock()
-		if !ok {
-			return nil, &Error{Code: CodeStaleElement, Msg: fmt.Sprintf("element %d is not in the current observation (the page navigated, or the number was never given); observe again", tg.ID), Err: ErrStale}
-		}
-		res, err := cdp.Call(ctx, t.target, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: ref.BackendNodeID})
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, cdpErr("resolve element", err)
-			}
-			return nil, &Error{Code: CodeStaleElement, Msg: fmt.Sprintf("element %d is gone from the page; observe again", tg.ID), Err: ErrStale}
-		}
-		if res.Object == nil || res.Object.ObjectID == "" {
-			return nil, &Error{Code: CodeStaleElement, Msg: fmt.Sprintf("element %d is gone from the page; observe again", tg.ID), Err: ErrStale}
-		}
-		return &element{obj: res.Object.ObjectID, desc: fmt.Sprintf("element %d", tg.ID), number: tg.ID, backend: ref.BackendNodeID}, nil
+		return t.resolveNumber(ctx, tg.ID) // oopif.go
 	}
 	engine, sel, err := splitEngine(tg.Selector)
 	if err != nil {
 		return nil, err
 	}
 	if engine == "aria" {
+		if d := t.PendingDialog(); d != nil && t.dialogs == "" {
+			return nil, evalErr(&dialogPendingError{d})
+		}
 		return t.resolveAria(ctx, sel, tg.Selector)
 	}
 	expr := fmt.Sprintf("(%s)(%s, %s)", queryJS, jsString(engine), jsString(sel))
 	var res runtime.EvaluateResult
 	err = t.blocking(ctx, func(ctx context.Context) error {
+		var err error // not the outer err: blocking can return first
 		res, err = cdp.Call(ctx, t.target, runtime.Evaluate, runtime.EvaluateParams{Expression: expr})
 		return err
 	})
@@ -227,7 +215,7 @@ func (t *Tab) callOn(ctx context.Context, el *element, fn string, out any, args 
 	var res runtime.CallFunctionOnResult
 	err := t.blocking(ctx, func(ctx context.Context) error {
 		var err error
-		res, err = cdp.Call(ctx, t.target, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+		res, err = cdp.Call(ctx, t.sessionOf(el), runtime.CallFunctionOn, runtime.CallFunctionOnParams{
 			FunctionDeclaration: fn, ObjectID: el.obj, Arguments: cargs,
 			ReturnByValue: new(true), AwaitPromise: new(true), UserGesture: new(true),
 		})
@@ -285,7 +273,7 @@ func (t *Tab) actionable(ctx context.Context, el *element, o actOpts, wait time.
 		}
 	}
 	// The point in top-level coordinates: content quads map frames.
-	q, err := cdp.Call(ctx, t.target, dom.GetContentQuads, dom.GetContentQuadsParams{ObjectID: el.obj})
+	q, err := t.contentQuads(ctx, el)
 	if err == nil && len(q.Quads) > 0 && len(q.Quads[0]) == 8 {
 		best := q.Quads[0]
 		var x, y float64
@@ -319,16 +307,4 @@ func notActionable(el *element, st *actState) error {
 		name += " (" + st.Tag + ")"
 	}
 	return &Error{Code: CodeNotActionable, Msg: name + " " + why}
-}
-
-// refOf returns the observation Ref of a resolved element.
-func (t *Tab) refOf(ctx context.Context, el *element) (observe.Ref, error) {
-	if el.backend == 0 {
-		d, err := cdp.Call(ctx, t.target, dom.DescribeNode, dom.DescribeNodeParams{ObjectID: el.obj})
-		if err != nil || d.Node == nil {
-			return observe.Ref{}, cdpErr("describe node", err)
-		}
-		el.backend = d.Node.BackendNodeID
-	}
-	return observe.Ref{BackendNodeID: el.backend}, nil
 }

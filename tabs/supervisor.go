@@ -14,6 +14,7 @@ package tabs
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -22,6 +23,8 @@ import (
 	"sync"
 	"time"
 	"unicode"
+
+	"github.com/chromedp/cdproto/target"
 
 	"github.com/tabpilot/tabpilot/browser"
 )
@@ -49,6 +52,9 @@ type Options struct {
 	// Viewport is the default viewport of new tabs; zero means 1365x768 at
 	// scale 1.
 	Viewport Viewport
+	// Guard, when set, vets every top-level navigation (the egress
+	// policy of DESIGN.md section 9).
+	Guard Guard
 	// Logger receives logs; nil discards them.
 	Logger *slog.Logger
 }
@@ -88,6 +94,10 @@ type OpenOptions struct {
 	Dialogs string
 	// App selects a non-headless browser; nil means headless.
 	App *App
+	// StorageState, when set, is restored into a new tab before it
+	// navigates (Tab.SetStorageState): cookies and local storage, as
+	// tab.storageState() saved them.
+	StorageState json.RawMessage
 }
 
 // OpenResult describes an opened or reused tab.
@@ -185,7 +195,7 @@ func NewSupervisor(opts *Options) *Supervisor {
 	bo.Logger = s.log
 	bo.Args = append([]string{fmt.Sprintf("--window-size=%d,%d", s.opts.Viewport.Width, s.opts.Viewport.Height)}, bo.Args...)
 	if !s.opts.NoStealth {
-		bo.Args = append(stealthFlags(), bo.Args...)
+		bo.Args = append(s.stealthFlags(), bo.Args...)
 	}
 	s.reg = browser.NewRegistry(s.ctx, &bo)
 	return s
@@ -246,6 +256,9 @@ func (s *Supervisor) browserKey(o *OpenOptions) (browser.Key, error) {
 		return browser.Key{Kind: browser.Connected, Endpoint: o.App.CDPURL}, nil
 	}
 	if o.App.Path != "" {
+		if !strings.HasPrefix(o.App.Path, "/") {
+			return browser.Key{}, Errorf(CodeBadRequest, "app.path %q must be an absolute path", o.App.Path)
+		}
 		return browser.Key{Kind: browser.Spawned, Path: o.App.Path}, nil
 	}
 	if o.App.Profile != "" {
@@ -290,9 +303,6 @@ func (s *Supervisor) Open(ctx context.Context, o OpenOptions) (*OpenResult, erro
 	key, err := s.browserKey(&o)
 	if err != nil {
 		return nil, err
-	}
-	if key.Kind != browser.Headless {
-		return nil, Errorf(CodeBadRequest, "browser kind %s is not supported yet", key.Kind)
 	}
 	timeout := s.Timeout(o.Timeout)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
@@ -352,6 +362,12 @@ func (s *Supervisor) Open(ctx context.Context, o OpenOptions) (*OpenResult, erro
 				return nil, err
 			}
 		}
+		if len(o.StorageState) > 0 {
+			if err := t.SetStorageState(ctx, o.StorageState); err != nil {
+				t.release()
+				return nil, err
+			}
+		}
 	}
 	defer t.release()
 	res := &OpenResult{Reused: t.opened.Load(), Name: name, Browser: t.browserName()}
@@ -373,7 +389,10 @@ func (s *Supervisor) Open(ctx context.Context, o OpenOptions) (*OpenResult, erro
 // browser; the last tab of a headless browser closes the browser. It
 // returns the names closed; closing a missing tab returns none and no
 // error.
-func (s *Supervisor) Close(ctx context.Context, name string, all bool, timeout time.Duration) ([]string, error) {
+//
+// With kill, closing the last tab of a spawned app also ends its process
+// tree; without it the app keeps running and is only disconnected.
+func (s *Supervisor) Close(ctx context.Context, name string, all bool, timeout time.Duration, kill ...bool) ([]string, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.Timeout(timeout))
 	defer cancel()
 	var victims []*Tab
@@ -403,21 +422,39 @@ func (s *Supervisor) Close(ctx context.Context, name string, all bool, timeout t
 		if err := t.close(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("close tab %q: %w", t.name, err))
 		}
-		s.dispose(t)
+		s.dispose(t, kill...)
 	}
 	return names, errors.Join(errs...)
 }
 
-// dispose releases a removed tab's reference on its browser (once).
-func (s *Supervisor) dispose(t *Tab) {
+// dispose releases a removed tab's reference on its browser (once). With
+// kill, the last tab of a spawned app also ends the app's process tree.
+func (s *Supervisor) dispose(t *Tab, kill ...bool) {
 	if t.handle == nil || !t.released.CompareAndSwap(false, true) {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.ctx), 10*time.Second)
 	defer cancel()
-	if err := s.reg.Release(ctx, t.handle); err != nil {
+	last, err := s.reg.Release(ctx, t.handle)
+	if err != nil {
 		s.log.Warn("release browser", "tab", t.name, "err", err)
 	}
+	if last && len(kill) > 0 && kill[0] {
+		t.handle.KillApp()
+	}
+}
+
+// heldTargets returns the page targets that live tabs on h hold.
+func (s *Supervisor) heldTargets(h *browser.Handle) map[target.ID]bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	held := map[target.ID]bool{}
+	for _, t := range s.tabs {
+		if t.handle == h && t.targetID != "" && t.Alive() {
+			held[t.targetID] = true
+		}
+	}
+	return held
 }
 
 // Tab returns the live tab name. Errors: no_such_tab, not_alive.
@@ -570,3 +607,15 @@ func (s *Supervisor) Shutdown(ctx context.Context) error {
 
 // MaxTimeout returns the configured cap on timeouts.
 func (s *Supervisor) MaxTimeout() time.Duration { return s.opts.MaxTimeout }
+
+// BrowserPIDs returns the process ids of the browsers tabpilot launched or
+// spawned (0 for connected ones is left out).
+func (s *Supervisor) BrowserPIDs() []int {
+	var out []int
+	for _, h := range s.reg.Handles() {
+		if p := h.PID(); p > 0 && h.Alive() {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
 	"github.com/tabpilot/tabpilot/browser"
@@ -46,6 +47,10 @@ type Tab struct {
 	ctx      context.Context // chromedp tab context
 	cancel   context.CancelFunc
 	target   *chromedp.Target
+	targetID target.ID
+	// borrowed marks a page tabpilot attached to but did not open: closing
+	// the tab only detaches.
+	borrowed bool
 	released atomic.Bool
 	opened   atomic.Bool
 
@@ -71,6 +76,11 @@ type Tab struct {
 	lastShot *Screenshot
 
 	dialogQ chan struct{}
+
+	// x is the state of popups, downloads and frames (hooks.go).
+	x extras
+	// ob is the observation state: frame sessions, navigations (oopif.go).
+	ob obsState
 }
 
 func newTab(s *Supervisor, name string, key browser.Key, dialogs string) *Tab {
@@ -169,27 +179,59 @@ func (t *Tab) Viewport() Viewport {
 }
 
 // start creates the tab's browser (via the registry) and page target, and
-// installs the listener, stealth patches and viewport.
+// installs the listener, stealth patches and viewport. On a connected or
+// spawned browser it attaches to an existing page (o.App.Target, or the
+// default rules of browser.PickPage) and never closes it: closing only
+// detaches.
 func (t *Tab) start(ctx context.Context, o *OpenOptions) error {
-	h, err := t.sup.reg.Acquire(ctx, t.key)
+	var args []string
+	if o.App != nil {
+		args = o.App.Args
+	}
+	h, err := t.sup.reg.Acquire(ctx, t.key, args...)
 	if err != nil {
 		return err
 	}
 	t.handle = h
-	tctx, cancel, err := h.NewTab(ctx)
+	var tctx context.Context
+	var cancel context.CancelFunc
+	if t.key.Kind == browser.Headless {
+		tctx, cancel, err = h.NewTab(ctx)
+	} else {
+		tctx, cancel, err = t.attachPage(ctx, h, o)
+	}
 	if err != nil {
 		return cdpErr("create tab", err)
 	}
 	t.ctx, t.cancel = tctx, cancel
 	t.target = chromedp.FromContext(tctx).Target
+	t.targetID = t.target.TargetID
 	if err := chromedp.Listen(tctx, t.onEvent); err != nil {
 		return cdpErr("listen", err)
 	}
+	if err := t.installHooks(ctx); err != nil {
+		return err
+	}
+	if len(o.StorageState) > 0 {
+		if err := t.SetStorageState(ctx, o.StorageState); err != nil {
+			return err
+		}
+	}
 	t.sup.wg.Go(t.dialogLoop)
-	if t.key.Kind == browser.Headless && !t.sup.opts.NoStealth {
+	if t.stealthy() {
 		if err := installStealth(ctx, t); err != nil {
 			return cdpErr("install stealth", err)
 		}
+	}
+	if t.borrowed && o.Viewport == nil {
+		// Leave a page we did not open as it is; report its size.
+		var info pageInfo
+		if err := t.evalJSON(ctx, pageInfoJS, &info); err == nil {
+			t.mu.Lock()
+			t.viewport = Viewport{Width: int(info.VW), Height: int(info.VH), Scale: 1}
+			t.mu.Unlock()
+		}
+		return nil
 	}
 	vp := t.sup.opts.Viewport
 	if o.Viewport != nil {
@@ -198,15 +240,40 @@ func (t *Tab) start(ctx context.Context, o *OpenOptions) error {
 	return t.setViewport(ctx, vp)
 }
 
+// attachPage attaches to the page of a connected or spawned browser that
+// o selects, skipping pages other tabs hold. With no page at all and no
+// app.target, it opens a new tab that it owns.
+func (t *Tab) attachPage(ctx context.Context, h *browser.Handle, o *OpenOptions) (context.Context, context.CancelFunc, error) {
+	pages, err := h.Pages(ctx)
+	if err != nil {
+		return nil, nil, &Error{Code: CodeNotAlive, Msg: "list pages: " + err.Error(), Err: err}
+	}
+	want := ""
+	if o.App != nil {
+		want = o.App.Target
+	}
+	if len(pages) == 0 && want == "" {
+		return h.NewTab(ctx)
+	}
+	p, err := browser.PickPage(pages, want, t.sup.heldTargets(h))
+	if err != nil {
+		return nil, nil, err
+	}
+	t.borrowed = true
+	return h.NewTab(ctx, chromedp.WithTargetID(p.ID), chromedp.WithDetachOnCancel())
+}
+
+// stealthy reports whether the tab has the stealth patches.
+func (t *Tab) stealthy() bool {
+	return t.key.Kind == browser.Headless && !t.sup.opts.NoStealth
+}
+
 // setViewport applies a viewport with Emulation.setDeviceMetricsOverride.
 func (t *Tab) setViewport(ctx context.Context, vp Viewport) error {
 	if vp.Scale <= 0 {
 		vp.Scale = 1
 	}
-	_, err := cdp.Call(ctx, t.target, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
-		Width: int64(vp.Width), Height: int64(vp.Height), DeviceScaleFactor: vp.Scale,
-		ScreenWidth: int64(vp.Width), ScreenHeight: int64(vp.Height),
-	})
+	_, err := cdp.Call(ctx, t.target, emulation.SetDeviceMetricsOverride, t.metrics(vp))
 	if err != nil {
 		return cdpErr("set viewport", err)
 	}
@@ -432,7 +499,25 @@ func (t *Tab) Goto(ctx context.Context, rawURL, waitUntil string) (*NavResult, e
 	return t.navigate(ctx, rawURL, waitUntil)
 }
 
+// navigate vets the URL with the supervisor's Guard (when set), navigates,
+// and reports a refusal of the navigation or of its redirects as the error.
 func (t *Tab) navigate(ctx context.Context, rawURL, waitUntil string) (*NavResult, error) {
+	g := t.sup.opts.Guard
+	if g == nil {
+		return t.navigateRaw(ctx, rawURL, waitUntil)
+	}
+	if err := g.CheckURL(ctx, rawURL); err != nil {
+		return nil, err
+	}
+	mark := g.Mark()
+	res, err := t.navigateRaw(ctx, rawURL, waitUntil)
+	if rerr := g.Refused(rawURL, mark); rerr != nil {
+		return nil, rerr
+	}
+	return res, err
+}
+
+func (t *Tab) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavResult, error) {
 	subCtx, cancelSub := context.WithCancel(ctx)
 	defer cancelSub()
 	events := cdp.Events(subCtx, t.target, page.LifecycleEvent)

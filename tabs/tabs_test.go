@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -43,6 +44,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprint(w, `<!doctype html><title>Loop</title><button onclick="while(true){}">Hang</button>`)
 	})
 	srv = httptest.NewServer(mux)
+	base := runtime.NumGoroutine()
 	sup = tabs.NewSupervisor(&tabs.Options{Browser: browser.Options{Args: testenv.BrowserArgs}, Grace: time.Second})
 	code := m.Run()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -56,6 +58,10 @@ func TestMain(m *testing.M) {
 	time.Sleep(200 * time.Millisecond)
 	if left := testenv.ChromiumChildren(os.Getpid()); len(left) > 0 {
 		fmt.Fprintln(os.Stderr, "chromium processes left after shutdown:", left)
+		code = 1
+	}
+	if stacks := testenv.WaitGoroutines(base, 2, 5*time.Second); stacks != "" && code == 0 {
+		fmt.Fprintln(os.Stderr, "goroutines leaked after shutdown:\n"+stacks)
 		code = 1
 	}
 	os.Exit(code)
@@ -245,7 +251,7 @@ func TestBusyAndTimeout(t *testing.T) {
 type stuck struct{ interrupted chan string }
 
 func (s *stuck) Run(ctx context.Context, _ *tabs.Tab) error { select {} }
-func (s *stuck) Interrupt(r string)                        { s.interrupted <- r }
+func (s *stuck) Interrupt(r string)                         { s.interrupted <- r }
 
 func TestStuckRunKillsTab(t *testing.T) {
 	t.Parallel()

@@ -51,6 +51,9 @@ type Options struct {
 	// Limits bound results, screenshots, tabs and run time; zero fields
 	// mean the defaults (DefaultLimits).
 	Limits Limits
+	// DownloadDir receives downloads (absolute); empty means a private
+	// temporary directory.
+	DownloadDir string
 	// StateDir, when set, records each launched browser so a later daemon
 	// can sweep what this one leaves if it is killed (browser.Sweep).
 	StateDir string
@@ -95,6 +98,11 @@ func New(opts *Options) *Service {
 		Guard:         g,
 		Logger:        s.log,
 	})
+	if s.opts.DownloadDir != "" {
+		if err := s.sup.SetDownloadDir(s.opts.DownloadDir); err != nil {
+			s.log.Warn("download dir", "err", err)
+		}
+	}
 	return s
 }
 
@@ -214,7 +222,7 @@ func tabName(n string) string {
 
 // Open opens or reuses a tab (DESIGN.md section 3, open).
 func (s *Service) Open(ctx context.Context, r *api.OpenRequest) *api.Result {
-	o := tabs.OpenOptions{Name: r.Name, Timeout: seconds(r.Timeout), URL: r.URL, WaitUntil: r.WaitUntil, Dialogs: r.Dialogs}
+	o := tabs.OpenOptions{Name: r.Name, Timeout: seconds(r.Timeout), URL: r.URL, WaitUntil: r.WaitUntil, Dialogs: r.Dialogs, StorageState: r.StorageState}
 	if r.Viewport != nil {
 		o.Viewport = &tabs.Viewport{Width: r.Viewport.Width, Height: r.Viewport.Height, Scale: r.Viewport.Scale}
 	}
@@ -291,7 +299,25 @@ func (s *Service) Run(ctx context.Context, r *api.RunRequest) *api.Result {
 	if strings.TrimSpace(r.Code) == "" {
 		return fail("run", name, tabs.Errorf(tabs.CodeBadRequest, "run needs code: the body of an async function"))
 	}
-	sc := script.New(r.Code, &script.Options{Logger: s.log, BrowserTabs: s.sup.Tabs})
+	so := &script.Options{Logger: s.log, BrowserTabs: s.sup.Tabs, MaxScreenshots: s.limits.MaxScreenshotsPerRun}
+	if a := s.opts.Audit; a != nil {
+		so.Audit = func(ctx context.Context, action, target, text string) (func(error), error) {
+			origin := ""
+			if t, err := s.sup.Tab(name); err == nil {
+				origin = OriginOf(t.URL(ctx))
+			}
+			id, err := a.Intent(name, origin, action, target, text)
+			if err != nil {
+				return nil, tabs.Errorf(tabs.CodeInternal, "audit log: %v", err)
+			}
+			return func(err error) {
+				if oerr := a.Outcome(id, err); oerr != nil {
+					s.log.Error("audit outcome", "err", oerr)
+				}
+			}, nil
+		}
+	}
+	sc := script.New(r.Code, so)
 	var tab *tabs.Tab
 	timeout := s.sup.Timeout(seconds(r.Timeout))
 	left, done, err := s.budget.Start()
@@ -324,6 +350,15 @@ func (s *Service) Run(ctx context.Context, r *api.RunRequest) *api.Result {
 	details["screenshots"] = shots
 	if len(out.Dialogs) > 0 {
 		details["dialogs"] = out.Dialogs
+	}
+	if out.PendingDialog != nil {
+		details["pendingDialog"] = out.PendingDialog
+	}
+	if len(out.Popups) > 0 {
+		details["popups"] = out.Popups
+	}
+	if len(out.Downloads) > 0 {
+		details["downloads"] = out.Downloads
 	}
 	if s.opts.Egress != nil {
 		if refused := s.opts.Egress.RefusalsSince(mark); len(refused) > 0 {

@@ -260,6 +260,9 @@ func (c *config) finish() error {
 func (c *config) startService(ctx context.Context, log *slog.Logger, stateDir string) (svc *service.Service, stop func(context.Context) error, err error) {
 	opts := c.serviceOptions(log)
 	opts.StateDir = stateDir
+	if stateDir != "" {
+		opts.DownloadDir = strings.TrimSuffix(stateDir, ".browsers") + ".downloads"
+	}
 	var proxy *egress.Proxy
 	if p, _ := egress.ParsePolicy(c.egress); p.Guarded() {
 		proxy = egress.New(&egress.Options{Logger: log.With("src", "egress")})

@@ -27,10 +27,13 @@ async function (opts) {
     return { state: 'hidden', tag: describe(target) };
   }
   if (opts.enabled) {
-    const dis = target.closest('[aria-disabled="true"]') || (('disabled' in target) && target.disabled) || target.closest('fieldset:disabled');
+    const dis = target.closest('[aria-disabled="true"], button:disabled, input:disabled, select:disabled, textarea:disabled, fieldset:disabled') ||
+      (('disabled' in target) && target.disabled);
     if (dis) return { state: 'disabled', tag: describe(target) };
   }
-  await new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(res)));
+  // Two animation frames, or a timer when the page gets no frames (a
+  // background tab), so the check never hangs.
+  await new Promise((res) => { requestAnimationFrame(() => requestAnimationFrame(res)); setTimeout(res, 250); });
   const r2 = rect();
   if (r1.some((v, i) => Math.abs(v - r2[i]) > 0.5)) return { state: 'unstable' };
   const x = r2[0] + r2[2] / 2, y = r2[1] + r2[3] / 2;

@@ -1,5 +1,6 @@
-// editable.js: prepares an element for fill (Runtime.callFunctionOn, this =
-// the element). It focuses it and selects its whole content, so the next
+// editable.js: prepares an element for fill or type (Runtime.callFunctionOn,
+// this = the element; a label acts on its control, a wrapper on the first
+// editable inside). It focuses it and selects its whole content, so the next
 // Input.insertText replaces it. For input types that take no typed text
 // (date, time, color, range, …) it sets the value through the native setter
 // and fires input and change, as a person's picker would; it then returns
@@ -7,21 +8,24 @@
 function (value, mode) {
   const el = this;
   const deepActive = () => { let a = document.activeElement; while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement; return a; };
-  const tag = el.tagName;
-  const direct = ['date', 'time', 'datetime-local', 'month', 'week', 'color', 'range'];
-  if (tag === 'INPUT' && direct.includes((el.type || '').toLowerCase())) {
-    if (mode !== 'fill') return { error: 'an input of type ' + el.type + ' takes no typed text; use fill' };
-    const setter = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set;
-    setter.call(el, value);
-    el.dispatchEvent(new Event('input', { bubbles: true }));
-    el.dispatchEvent(new Event('change', { bubbles: true }));
-    return { set: true, value: el.value };
-  }
   let editable = el;
-  if (!(tag === 'INPUT' || tag === 'TEXTAREA' || el.isContentEditable)) {
+  if (el.tagName === 'LABEL' && el.control) {
+    editable = el.control;
+  } else if (!(el.tagName === 'INPUT' || el.tagName === 'TEXTAREA' || el.isContentEditable)) {
     // A wrapper: act on the first editable inside, else fail.
     editable = el.querySelector('input:not([type=hidden]),textarea,[contenteditable=""],[contenteditable=true]');
     if (!editable) return { error: 'element is not an input, textarea or contenteditable' };
+  }
+  const direct = ['date', 'time', 'datetime-local', 'month', 'week', 'color', 'range'];
+  if (editable.tagName === 'INPUT' && direct.includes((editable.type || '').toLowerCase())) {
+    if (mode !== 'fill') return { error: 'an input of type ' + editable.type + ' takes no typed text; use fill' };
+    if (editable.disabled) return { error: 'element is disabled' };
+    if (editable.readOnly) return { error: 'element is read-only' };
+    const setter = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set;
+    setter.call(editable, value);
+    editable.dispatchEvent(new Event('input', { bubbles: true }));
+    editable.dispatchEvent(new Event('change', { bubbles: true }));
+    return { set: true, value: editable.value };
   }
   if (editable.disabled) return { error: 'element is disabled' };
   if (editable.readOnly) return { error: 'element is read-only' };

@@ -3,7 +3,8 @@
 // Runtime.evaluate as `(SOURCE)(engine, selector)`. It returns the first
 // matching Element, or null. Engines: css (document.querySelector), text
 // (the deepest element whose text contains the string, case-insensitively,
-// preferring visible ones; searches open shadow roots), xpath
+// preferring visible, enabled ones with exactly that text, then visible,
+// enabled ones; searches open shadow roots), xpath
 // (document.evaluate), pierce (CSS through open shadow roots). A bad CSS or
 // XPath selector throws a SyntaxError, which Go reports as bad_request.
 (engine, selector) => {
@@ -62,7 +63,13 @@
           matches.push(e);
         }
       }
-      return matches.find(visible) || matches[0] || null;
+      // The first visible, actionable match wins: visible and enabled
+      // with an exact text first, then visible and enabled, then visible.
+      const enabled = (e) => !e.closest('button:disabled, input:disabled, select:disabled, textarea:disabled, fieldset:disabled, [aria-disabled="true"]') &&
+        getComputedStyle(e).pointerEvents !== 'none';
+      const exact = (e) => norm(e.tagName === 'INPUT' ? e.value : e.innerText) === want;
+      return matches.find((e) => visible(e) && enabled(e) && exact(e)) || matches.find((e) => visible(e) && enabled(e)) ||
+        matches.find(visible) || matches[0] || null;
     }
   }
   throw new SyntaxError('unknown selector engine ' + engine);

@@ -3,6 +3,7 @@
 // contenteditable, or of the first editable inside a wrapper.
 function () {
   let el = this;
+  if (el.tagName === 'LABEL' && el.control) el = el.control;
   if (!(el.tagName === 'INPUT' || el.tagName === 'TEXTAREA' || el.isContentEditable)) {
     el = el.querySelector('input:not([type=hidden]),textarea,[contenteditable=""],[contenteditable=true]') || el;
   }

@@ -1088,25 +1088,42 @@ func (b *builder) firstText(fi, idx int, except string) string {
 }
 
 // disambiguate gives elements that share a role, name and frame a context
-// that tells them apart: the text of their list item or row, else the
-// heading before them, else their landmark. Each element takes the first of
-// these that is set, differs from the name, and differs from the same
-// candidate of at least one other element of the group; an element that no
-// candidate tells apart gets none. Links to the same URL are the same
-// choice and need no context.
+// that tells them apart (see disambiguate).
 func (b *builder) disambiguate() {
-	type key struct{ role, name, frame string }
-	groups := make(map[key][]int, len(b.els))
 	for i := range b.els {
-		el := &b.els[i]
-		if isStructural(el.Role) || (el.Role == "link" && el.Name == "") {
+		b.els[i].href = b.meta[i].url
+	}
+	disambiguate(b.els, func(i int, name string) [3]string {
+		m := &b.meta[i]
+		return [3]string{
+			b.containerText(m.containerFrame, m.containerIdx, name),
+			m.heading,
+			clean(m.landmark, maxContext),
+		}
+	})
+}
+
+// disambiguate gives elements that share a role, name and frame a context
+// that tells them apart: the text of their list item or row, else the
+// heading before them, else their landmark (the three candidates cands
+// returns for element i, whose name is name). Each element takes the first
+// of these that is set, differs from the name, and differs from the same
+// candidate of at least one other element of the group; an element that no
+// candidate tells apart gets none. Links to the same URL (Element.href) are
+// the same choice and need no context.
+func disambiguate(els []Element, cands func(i int, name string) [3]string) {
+	type key struct{ role, name, frame string }
+	groups := make(map[key][]int, len(els))
+	for i := range els {
+		el := &els[i]
+		if isStructural(el.Role) || el.Role == "list" || (el.Role == "link" && el.Name == "") {
 			continue // a link without a name shows its URL
 		}
 		k := key{el.Role, el.Name, el.Frame}
 		groups[k] = append(groups[k], i)
 	}
 	const levels = 3
-	var cands [][levels]string
+	var cs [][levels]string
 	var need []bool
 	for k, g := range groups {
 		if len(g) < 2 {
@@ -1121,56 +1138,52 @@ func (b *builder) disambiguate() {
 			// links to one URL needs no context; the others do.
 			count := map[string]int{}
 			for _, i := range g {
-				count[b.meta[i].url]++
+				count[els[i].href]++
 			}
 			if len(count) == 1 {
 				continue
 			}
 			top, n := "", 1
 			for _, i := range g { // in document order, so ties pick the first
-				if c := count[b.meta[i].url]; c > n {
-					top, n = b.meta[i].url, c
+				if c := count[els[i].href]; c > n {
+					top, n = els[i].href, c
 				}
 			}
 			if n > 1 {
 				for x, i := range g {
-					need[x] = b.meta[i].url != top
+					need[x] = els[i].href != top
 				}
 			}
 		}
-		cands = cands[:0]
+		cs = cs[:0]
 		for _, i := range g {
-			m := &b.meta[i]
-			c := [levels]string{
-				b.containerText(m.containerFrame, m.containerIdx, k.name),
-				m.heading,
-				clean(m.landmark, maxContext),
-			}
+			c := cands(i, k.name)
 			for l := range c {
+				c[l] = clean(c[l], maxContext)
 				if c[l] == k.name {
 					c[l] = ""
 				}
 			}
-			cands = append(cands, c)
+			cs = append(cs, c)
 		}
 		for x, i := range g {
 			if !need[x] {
 				continue
 			}
 			for l := 0; l < levels; l++ {
-				c := cands[x][l]
+				c := cs[x][l]
 				if c == "" {
 					continue
 				}
 				differs := false
-				for y := range cands {
-					if cands[y][l] != c {
+				for y := range cs {
+					if cs[y][l] != c {
 						differs = true
 						break
 					}
 				}
 				if differs {
-					b.els[i].Context = c
+					els[i].Context = c
 					break
 				}
 			}

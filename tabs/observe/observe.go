@@ -31,6 +31,8 @@ type Element struct {
 	States []string `json:"states,omitempty"`
 	// Level is a heading's level (includeAll only).
 	Level int `json:"level,omitempty"`
+	// Count is the number of items of a list (includeAll only).
+	Count int `json:"count,omitempty"`
 	// Context tells apart elements of the same role and name: the text of
 	// their list item or row, the heading before them, or their landmark.
 	Context string `json:"context,omitempty"`
@@ -47,7 +49,29 @@ type Element struct {
 	Region string `json:"-"`
 	// Ref is the node behind the element; not part of the wire shape.
 	Ref Ref `json:"-"`
+	// Change says how the element changed in a diff (Diff): "added" or
+	// "changed" (with Was, its old rendering), empty elsewhere.
+	Change string `json:"change,omitempty"`
+	Was    string `json:"was,omitempty"`
+
+	// href is a link's target (for telling links apart and merging the
+	// lines of links to one URL).
+	href string
+	// box is the element's box in top-viewport CSS pixels, when hasBox.
+	box    Rect
+	hasBox bool
+	// frame and node locate the walker item of a DOM observation
+	// (BuildDOM): the index of its frame and its node index.
+	frame, node int32
+	// anchor marks the element last acted on.
+	anchor bool
 }
+
+// Box returns the element's box in top-viewport CSS pixels, as the
+// walker measured it (BuildDOM), and false when it has none (Build, or an
+// element without a layout box). A box outside its frame's viewport has
+// zero size.
+func (e *Element) Box() (Rect, bool) { return e.box, e.hasBox }
 
 // Size is a width and height in CSS pixels.
 type Size struct {
@@ -75,6 +99,31 @@ type Observation struct {
 	// FullPath is a 0600 temp file holding the full observation when
 	// elements were left out.
 	FullPath string `json:"fullPath,omitempty"`
+	// Since is "last" for a diff against the tab's previous observation
+	// (Diff): Elements then holds the added and changed elements, Removed
+	// the removed ones, and Unchanged counts the others.
+	Since     string    `json:"since,omitempty"`
+	Removed   []Element `json:"removed,omitempty"`
+	Unchanged int       `json:"unchanged,omitempty"`
+	// Scrolled reports observe({scroll: true}): how far the walk through
+	// the page's scroll containers got.
+	Scrolled *ScrollReport `json:"scrolled,omitempty"`
+	// Notes are short remarks on the observation (for example that a
+	// diff had no previous observation to compare with).
+	Notes []string `json:"notes,omitempty"`
+}
+
+// ScrollReport says how far observe({scroll: true}) got: how many scroll
+// containers (the page included) it scrolled, how many it scrolled to
+// the end with nothing more loading, and how many elements only the
+// scrolling found (those a virtualised or infinite list renders only
+// while visible).
+type ScrollReport struct {
+	Containers int  `json:"containers"`
+	Complete   int  `json:"complete"`
+	Steps      int  `json:"steps"`
+	Found      int  `json:"found"`
+	TimedOut   bool `json:"timedOut,omitempty"`
 }
 
 // Frame is one frame's AX tree as returned by Accessibility.getFullAXTree

@@ -13,45 +13,130 @@ const DefaultMaxTokens = 6000
 // full observation, which the tab writes after Trim.
 const fullPathReserve = 100
 
+// anchorWindow is how many elements before and after the anchor (the
+// element last acted on, else the focused one) Trim keeps with the
+// dialogs, before the main landmark.
+const anchorWindow = 20
+
 // Tokens estimates the tokens of s as its length in bytes divided by four,
 // rounded up.
 func Tokens(s string) int { return (len(s) + 3) / 4 }
 
 // Text renders the observation for models and the CLI: a header line with
 // the title, URL, viewport and scroll position, then one line per element,
-// number first:
+// number first, as small as it can be while staying plain:
 //
 //	page "Sign in" http://127.0.0.1:8080/login viewport=1280x657 scroll=0,0/1280x900
-//	[1] h1 "Sign in"
-//	[2] textbox "Email": "me@example.com" required
-//	[3] button "Buy" (Apples) disabled
-//	[4] "Some static text"
+//	[main]
+//	1 h1 "Sign in"
+//	2 textbox "Email": "me@example.com" required
+//	3 button "Buy" (Apples) disabled
+//	4 "Forgot your password?"
+//	5,9 "Cart"
+//	"Some static text"
 //	… 12 more elements left out; full observation: /tmp/tabpilot-obs-1.json
 //
 // The header gives the viewport and scroll position (x,y/width x height of
 // the document) only when the document is larger than the viewport or
-// scrolled. Roles are ARIA roles ("focusable" for an element with no role
-// that takes the focus); headings are h1 to h6 and static text has no role.
-// After the name come the context in parentheses (for elements that share a
-// role and name), ": " and the value when there is one (an empty text field
-// shows none), the states, url= for a link without a name, and @fN
-// for an element of a child frame, where a line "frames: f1=NAME …" after
-// the header names the frames. The last line appears when Omitted is not
-// zero.
+// scrolled. A line is the element's number, its ARIA role, its quoted name,
+// the context in parentheses (for elements that share a role and name),
+// ": " and the value when there is one, and its states. Links, the most
+// common elements, have no role word (line 4); the lines of links with
+// one name and one target are merged, their numbers joined by commas
+// (line 5). Headings are h1 to h6; "clickable" is an element with a click
+// handler or a pointer cursor and no role, "focusable" one that only takes
+// the focus. A link without a name shows url= and its target. Text (line
+// 7), landmarks ([main], [nav "Primary"]), alerts and lists ([list 5], of
+// five items) have no number: they are for reading. An element of a child
+// frame ends with @fN, and a line "frames: f1=NAME …" after the header names
+// the frames. The last line appears when Omitted is not zero.
+//
+// A diff (Since "last") has a second line counting the changes, then the
+// added elements (+), the changed ones (~, with "was" and their old
+// rendering) and the removed ones (-).
 func (o *Observation) Text() string {
 	var b strings.Builder
-	b.Grow(64 + len(o.Elements)*40)
+	b.Grow(64 + len(o.Elements)*28)
 	writeHeader(&b, o)
-	labels, no := frameNumbers(o.Elements)
+	labels, no := frameNumbers(o.Elements, o.Removed)
 	writeFrames(&b, labels)
-	for i := range o.Elements {
-		writeLine(&b, &o.Elements[i], no[o.Elements[i].Frame])
+	if o.Since != "" {
+		writeDiffHeader(&b, o)
 	}
-	if len(o.Elements) == 0 {
-		b.WriteString("(no elements)\n")
+	extra, skip := mergeLinks(o.Elements)
+	for i := range o.Elements {
+		el := &o.Elements[i]
+		if skip != nil && skip[i] {
+			continue
+		}
+		prefix := ""
+		switch el.Change {
+		case "added":
+			prefix = "+ "
+		case "changed":
+			prefix = "~ "
+		}
+		b.WriteString(prefix)
+		var more []int
+		if extra != nil {
+			more = extra[i]
+		}
+		writeLine(&b, el, no[el.Frame], more)
+	}
+	for i := range o.Removed {
+		b.WriteString("- ")
+		writeLine(&b, &o.Removed[i], no[o.Removed[i].Frame], nil)
+	}
+	if len(o.Elements) == 0 && len(o.Removed) == 0 {
+		if o.Since != "" {
+			b.WriteString("(no changes)\n")
+		} else {
+			b.WriteString("(no elements)\n")
+		}
+	}
+	for _, n := range o.Notes {
+		b.WriteString("note: ")
+		b.WriteString(n)
+		b.WriteByte('\n')
 	}
 	writeFooter(&b, o.Omitted, o.FullPath)
 	return b.String()
+}
+
+// isMergeable reports whether el's line can merge with other links to the
+// same target.
+func isMergeable(el *Element) bool {
+	return el.Role == "link" && el.ID > 0 && el.Name != "" && el.href != "" && el.Context == "" &&
+		len(el.States) == 0 && el.Change == ""
+}
+
+// mergeLinks finds the links that share a name, a target and a frame:
+// extra[i] holds, for the first of each set, the numbers of the others,
+// which skip marks. It returns nils when there are none.
+func mergeLinks(els []Element) (extra [][]int, skip []bool) {
+	type key struct{ name, href, frame string }
+	var first map[key]int
+	for i := range els {
+		el := &els[i]
+		if !isMergeable(el) {
+			continue
+		}
+		if first == nil {
+			first = map[key]int{}
+		}
+		k := key{el.Name, el.href, el.Frame}
+		j, ok := first[k]
+		if !ok {
+			first[k] = i
+			continue
+		}
+		if extra == nil {
+			extra, skip = make([][]int, len(els)), make([]bool, len(els))
+		}
+		extra[j] = append(extra[j], el.ID)
+		skip[i] = true
+	}
+	return extra, skip
 }
 
 func writeHeader(b *strings.Builder, o *Observation) {
@@ -79,6 +164,29 @@ func writeHeader(b *strings.Builder, o *Observation) {
 	b.WriteByte('\n')
 }
 
+func writeDiffHeader(b *strings.Builder, o *Observation) {
+	added, changed := 0, 0
+	for i := range o.Elements {
+		switch o.Elements[i].Change {
+		case "added":
+			added++
+		case "changed":
+			changed++
+		}
+	}
+	b.WriteString("since ")
+	b.WriteString(o.Since)
+	b.WriteString(": ")
+	b.WriteString(strconv.Itoa(added))
+	b.WriteString(" added, ")
+	b.WriteString(strconv.Itoa(changed))
+	b.WriteString(" changed, ")
+	b.WriteString(strconv.Itoa(len(o.Removed)))
+	b.WriteString(" removed, ")
+	b.WriteString(strconv.Itoa(o.Unchanged))
+	b.WriteString(" unchanged\n")
+}
+
 func writeFooter(b *strings.Builder, omitted int, path string) {
 	if omitted <= 0 {
 		return
@@ -93,13 +201,48 @@ func writeFooter(b *strings.Builder, omitted int, path string) {
 	b.WriteByte('\n')
 }
 
-func writeLine(b *strings.Builder, el *Element, frame int) {
+// writeLine writes el's line; extra are the numbers of links merged into it.
+func writeLine(b *strings.Builder, el *Element, frame int, extra []int) {
 	var num [24]byte
-	b.WriteByte('[')
-	b.Write(strconv.AppendInt(num[:0], int64(el.ID), 10))
-	b.WriteByte(']')
+	if el.Role == "text" {
+		writeQuoted(b, el.Name)
+		writeFrame(b, frame)
+		b.WriteByte('\n')
+		return
+	}
+	if isMarker(el.Role) {
+		b.WriteByte('[')
+		switch el.Role {
+		case "list":
+			b.WriteString("list ")
+			b.WriteString(strconv.Itoa(el.Count))
+		case "alert":
+			b.WriteString("alert")
+		default:
+			w, _ := landmarkLabel(el.Role)
+			b.WriteString(w)
+		}
+		if el.Name != "" {
+			b.WriteByte(' ')
+			writeQuoted(b, el.Name)
+		}
+		b.WriteByte(']')
+		writeFrame(b, frame)
+		b.WriteByte('\n')
+		return
+	}
+	if el.ID > 0 {
+		b.Write(strconv.AppendInt(num[:0], int64(el.ID), 10))
+	} else {
+		b.WriteByte('-')
+	}
+	for _, id := range extra {
+		b.WriteByte(',')
+		b.Write(strconv.AppendInt(num[:0], int64(id), 10))
+	}
+	named := el.Name != "" || el.Value != ""
 	switch {
-	case el.Role == "text":
+	case el.Role == "link" && named:
 	case el.Role == "heading" && el.Level >= 1 && el.Level <= 9:
 		b.WriteString(" h")
 		b.WriteByte(byte('0' + el.Level))
@@ -107,7 +250,7 @@ func writeLine(b *strings.Builder, el *Element, frame int) {
 		b.WriteByte(' ')
 		b.WriteString(el.Role)
 	}
-	if el.Name != "" || el.Role == "text" || el.Value != "" {
+	if named {
 		b.WriteByte(' ')
 		writeQuoted(b, el.Name)
 	}
@@ -128,26 +271,37 @@ func writeLine(b *strings.Builder, el *Element, frame int) {
 		b.WriteString(" url=")
 		b.WriteString(el.URL)
 	}
-	if frame > 0 {
-		b.WriteString(" @f")
-		b.WriteString(strconv.Itoa(frame))
+	writeFrame(b, frame)
+	if el.Was != "" {
+		b.WriteString(" was ")
+		b.WriteString(el.Was)
 	}
 	b.WriteByte('\n')
 }
 
-// frameNumbers numbers the frames of els from 1 in order of appearance.
-func frameNumbers(els []Element) (labels []string, no map[string]int) {
-	for i := range els {
-		f := els[i].Frame
-		if f == "" {
-			continue
-		}
-		if no == nil {
-			no = map[string]int{}
-		}
-		if _, ok := no[f]; !ok {
-			labels = append(labels, f)
-			no[f] = len(labels)
+func writeFrame(b *strings.Builder, frame int) {
+	if frame > 0 {
+		b.WriteString(" @f")
+		b.WriteString(strconv.Itoa(frame))
+	}
+}
+
+// frameNumbers numbers the frames of the element lists from 1 in order of
+// appearance.
+func frameNumbers(lists ...[]Element) (labels []string, no map[string]int) {
+	for _, els := range lists {
+		for i := range els {
+			f := els[i].Frame
+			if f == "" {
+				continue
+			}
+			if no == nil {
+				no = map[string]int{}
+			}
+			if _, ok := no[f]; !ok {
+				labels = append(labels, f)
+				no[f] = len(labels)
+			}
 		}
 	}
 	return labels, no
@@ -216,52 +370,115 @@ func regionTier(region string) int {
 	return 2
 }
 
-// Trim cuts o to a budget of maxTokens (counted by Tokens on Text(); 0 or
-// less means DefaultMaxTokens). It keeps elements in the order of
-// regionTier (dialog, main, the rest, then navigation, footer and sidebar
-// elements), in document order within a tier, stopping at the first that
-// does not fit; the kept ones stay in document order. It keeps room for the
-// last line and a FullPath of about 100 bytes. It returns a copy of o with
-// the kept elements (o is not changed) and the number left out, which it
-// adds to the copy's Omitted.
+// TrimOptions are the options of TrimWith.
+type TrimOptions struct {
+	// MaxTokens is the budget (counted by Tokens on Text()); 0 or less
+	// means DefaultMaxTokens.
+	MaxTokens int
+	// Anchor is the element last acted on: it and the elements around it
+	// come first with the dialogs. When it is zero or not in the
+	// observation, the element marked by the walker as the anchor, else
+	// the focused element, is the anchor.
+	Anchor Ref
+}
+
+// Trim cuts o to a budget of maxTokens; see TrimWith.
 func Trim(o *Observation, maxTokens int) (*Observation, int) {
+	return TrimWith(o, TrimOptions{MaxTokens: maxTokens})
+}
+
+// TrimWith cuts o to a budget of opts.MaxTokens (counted by Tokens on
+// Text(); 0 or less means DefaultMaxTokens). It keeps elements in order
+// of priority: dialogs and the anchor's neighbourhood (the anchorWindow
+// elements before and after the element last acted on, else the focused
+// one), then the main landmark, then the rest, then navigation, footer and
+// sidebar elements; in document order within a tier, stopping at the first
+// that does not fit. The kept ones stay in document order. Elements that
+// need a number and have none (ID 0: their backend node id was not
+// fetched) are never kept. It keeps room for the last line and a FullPath
+// of about 100 bytes. It returns a copy of o with the kept elements (o is
+// not changed) and the number left out, which it adds to the copy's
+// Omitted.
+func TrimWith(o *Observation, opts TrimOptions) (*Observation, int) {
+	maxTokens := opts.MaxTokens
 	if maxTokens <= 0 {
 		maxTokens = DefaultMaxTokens
 	}
 	budget := maxTokens * 4
 	cp := *o
+	unnumbered := 0
+	for i := range o.Elements {
+		if o.Elements[i].ID == 0 && needsNumber(o.Elements[i].Role) {
+			unnumbered++
+		}
+	}
+	full := o.Text()
+	if len(full) <= budget && unnumbered == 0 {
+		cp.Elements = slices.Clone(o.Elements)
+		return &cp, 0
+	}
 	var b strings.Builder
 	writeHeader(&b, o)
 	// Frame numbers of the full list: the kept ones can only be smaller.
-	labels, no := frameNumbers(o.Elements)
+	labels, no := frameNumbers(o.Elements, o.Removed)
 	writeFrames(&b, labels)
+	if o.Since != "" {
+		writeDiffHeader(&b, o)
+		for i := range o.Removed {
+			b.WriteString("- ")
+			writeLine(&b, &o.Removed[i], no[o.Removed[i].Frame], nil)
+		}
+	}
+	for _, n := range o.Notes {
+		b.WriteString("note: " + n + "\n")
+	}
 	used := b.Len()
 	lens := make([]int, len(o.Elements))
-	b.Grow(len(o.Elements) * 40)
+	var lb strings.Builder
 	for i := range o.Elements {
-		before := b.Len()
-		writeLine(&b, &o.Elements[i], no[o.Elements[i].Frame])
-		lens[i] = b.Len() - before
-	}
-	writeFooter(&b, o.Omitted, o.FullPath)
-	if b.Len() <= budget {
-		cp.Elements = slices.Clone(o.Elements)
-		return &cp, 0
+		lb.Reset()
+		if o.Elements[i].Change != "" {
+			lb.WriteString("+ ")
+		}
+		writeLine(&lb, &o.Elements[i], no[o.Elements[i].Frame], nil)
+		lens[i] = lb.Len()
 	}
 	var foot strings.Builder
 	writeFooter(&foot, o.Omitted+len(o.Elements), "")
 	used += foot.Len() + len("; full observation: ") + fullPathReserve
 
+	anchor := -1
+	for i := range o.Elements {
+		if o.Elements[i].anchor || (opts.Anchor != (Ref{}) && o.Elements[i].Ref == opts.Anchor) {
+			anchor = i
+			break
+		}
+	}
+	if anchor < 0 {
+		for i := range o.Elements {
+			if slices.Contains(o.Elements[i].States, "focused") {
+				anchor = i
+				break
+			}
+		}
+	}
+	tier := func(i int) int {
+		if anchor >= 0 && i >= anchor-anchorWindow && i <= anchor+anchorWindow {
+			return 0
+		}
+		return regionTier(o.Elements[i].Region)
+	}
 	order := make([]int, len(o.Elements))
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(x, y int) int {
-		return regionTier(o.Elements[x].Region) - regionTier(o.Elements[y].Region)
-	})
+	slices.SortStableFunc(order, func(x, y int) int { return tier(x) - tier(y) })
 	keep := make([]bool, len(o.Elements))
 	n := 0
 	for _, i := range order {
+		if o.Elements[i].ID == 0 && needsNumber(o.Elements[i].Role) {
+			continue
+		}
 		if used+lens[i] > budget {
 			break
 		}
@@ -275,7 +492,16 @@ func Trim(o *Observation, maxTokens int) (*Observation, int) {
 			cp.Elements = append(cp.Elements, o.Elements[i])
 		}
 	}
-	omitted := len(o.Elements) - n
+	// A landmark or list with nothing kept after it says nothing.
+	kept := cp.Elements[:0]
+	for i, el := range cp.Elements {
+		if isMarker(el.Role) && (i+1 == len(cp.Elements) || isMarker(cp.Elements[i+1].Role)) {
+			continue
+		}
+		kept = append(kept, el)
+	}
+	cp.Elements = kept
+	omitted := len(o.Elements) - len(kept)
 	cp.Omitted = o.Omitted + omitted
 	cp.FullPath = ""
 	return &cp, omitted

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"regexp"
 	"strings"
 	"time"
 
@@ -14,6 +15,38 @@ import (
 )
 
 // setup installs the globals of DESIGN.md section 3 in vm.
+//
+// The tab API (T is a target: a selector, an element number, or a handle
+// from tab.id(n); methods that talk to the browser return promises):
+//
+//	click(T, {timeout}) hover(T, {timeout}) type(T, text, {timeout})
+//	fill(T, value, {timeout}) press(key, {selector, timeout})
+//	scrollIntoView(T) → {target}
+//	scroll(dx, dy, {selector}) → {x, y}            (wheel over the element)
+//	drag(from, to, {steps, timeout})               (T or {x, y} points)
+//	select(T, ...values) → {target, selected, values}
+//	uploadFile(T, ...paths) → {target, files, via: "input"|"chooser"}
+//	clickAt(x, y, {screenshot: id|true}) → {x, y, element, dialog, navigated}
+//	waitFor(T, {timeout, state: visible|hidden|attached|detached})
+//	waitForUrl(glob|RegExp|fn, {timeout, waitUntil: load|domcontentloaded|commit}) → url
+//	waitForResponse(glob|RegExp|fn, {timeout}) → {url, method, status,
+//	  statusText, headers, mimeType, body, bodyBase64, bodyError, truncated}
+//	waitForPopup({timeout}) → {name, opener, url}
+//	waitForDownload({timeout}) → {url, suggestedName, path, bytes, totalBytes, state, finished}
+//	downloads() → [download]
+//	dialog() → {type, message, defaultValue} | null
+//	acceptDialog(promptText?) dismissDialog()
+//	cookies(url | [urls]?) → [{name, value, domain, path, expires, httpOnly, secure, sameSite}]
+//	setCookie({name, value, url | domain, path, expires, httpOnly, secure, sameSite})
+//	clearCookies() setHeaders({name: value}) (User-Agent sets the user agent)
+//	storageState() → {cookies, origins: [{origin, localStorage: [{name, value}]}]}
+//	setStorageState(state)
+//
+// {timeout} (ms) on an element action bounds the wait for its element,
+// which otherwise lasts until shortly before the run's timeout; on a wait
+// it bounds the wait, which otherwise lasts the run's timeout. A handle tab.id(n) has click, hover, type, fill,
+// press, select, uploadFile, scrollIntoView, waitFor, drag(to), scroll(dx,
+// dy) and screenshot.
 func (s *Script) setup(vm *goja.Runtime) error {
 	installGlobals(vm)
 	t := s.tab
@@ -35,7 +68,7 @@ func (s *Script) setup(vm *goja.Runtime) error {
 	method("goto", func(c goja.FunctionCall) goja.Value {
 		u := c.Argument(0).String()
 		wait := optString(vm, c.Argument(1), "waitUntil", "load")
-		return s.async(func(ctx context.Context) (any, error) {
+		return s.async(s.audited("goto", u, "", func(ctx context.Context) (any, error) {
 			r, err := t.Goto(ctx, u, wait)
 			if err != nil {
 				return nil, err
@@ -48,7 +81,7 @@ func (s *Script) setup(vm *goja.Runtime) error {
 				out["dialog"] = r.Dialog
 			}
 			return out, nil
-		})
+		}))
 	})
 	method("observe", func(c goja.FunctionCall) goja.Value {
 		o := tabs.ObserveOptions{}
@@ -57,6 +90,8 @@ func (s *Script) setup(vm *goja.Runtime) error {
 			o.ViewportOnly = boolField(obj, "viewportOnly")
 			o.MaxTokens = int(numField(obj, "maxTokens", 0))
 			o.Query = strField(obj, "query")
+			o.Scroll = boolField(obj, "scroll")
+			o.Since = strField(obj, "since")
 		}
 		return s.async(func(ctx context.Context) (any, error) {
 			obs, err := t.Observe(ctx, o)
@@ -67,64 +102,285 @@ func (s *Script) setup(vm *goja.Runtime) error {
 		})
 	})
 	// Element actions take a target: an element number, a selector or a
-	// handle from tab.id(n).
-	act := func(name string, run func(ctx context.Context, tg tabs.Target, c goja.FunctionCall) (any, error)) {
+	// handle from tab.id(n), and an optional last {timeout} (ms) that bounds
+	// the wait for the element to be actionable.
+	act := func(name string, optIdx int, run func(ctx context.Context, tg tabs.Target, c goja.FunctionCall) (any, error)) {
 		method(name, func(c goja.FunctionCall) goja.Value {
 			tg, err := targetArg(c.Argument(0))
 			if err != nil {
 				return s.reject(err)
 			}
-			return s.async(func(ctx context.Context) (any, error) { return run(ctx, tg, c) })
+			d := msOpt(vm, c.Argument(optIdx), "timeout")
+			text := ""
+			if name == "type" || name == "fill" {
+				text = argString(c, 1)
+			}
+			return s.async(s.audited(name, tg.String(), text, func(ctx context.Context) (any, error) {
+				if d > 0 {
+					ctx = tabs.WithActionTimeout(ctx, d)
+				}
+				return run(ctx, tg, c)
+			}))
 		})
 	}
-	act("click", func(ctx context.Context, tg tabs.Target, _ goja.FunctionCall) (any, error) {
+	act("click", 1, func(ctx context.Context, tg tabs.Target, _ goja.FunctionCall) (any, error) {
 		return t.Click(ctx, tg)
 	})
-	act("hover", func(ctx context.Context, tg tabs.Target, _ goja.FunctionCall) (any, error) {
+	act("hover", 1, func(ctx context.Context, tg tabs.Target, _ goja.FunctionCall) (any, error) {
 		return t.Hover(ctx, tg)
 	})
-	act("type", func(ctx context.Context, tg tabs.Target, c goja.FunctionCall) (any, error) {
+	act("type", 2, func(ctx context.Context, tg tabs.Target, c goja.FunctionCall) (any, error) {
 		return t.Type(ctx, tg, argString(c, 1))
 	})
-	act("fill", func(ctx context.Context, tg tabs.Target, c goja.FunctionCall) (any, error) {
+	act("fill", 2, func(ctx context.Context, tg tabs.Target, c goja.FunctionCall) (any, error) {
 		return t.Fill(ctx, tg, argString(c, 1))
 	})
-	act("scrollIntoView", func(ctx context.Context, tg tabs.Target, _ goja.FunctionCall) (any, error) {
-		return t.Hover(ctx, tg)
+	act("scrollIntoView", 1, func(ctx context.Context, tg tabs.Target, _ goja.FunctionCall) (any, error) {
+		return t.ScrollIntoView(ctx, tg)
+	})
+	// select(target, ...values) and uploadFile(target, ...paths): the rest
+	// are strings, or arrays of strings.
+	rest := func(c goja.FunctionCall) ([]string, error) {
+		var out []string
+		for _, a := range c.Arguments[min(1, len(c.Arguments)):] {
+			if goja.IsUndefined(a) || goja.IsNull(a) {
+				continue
+			}
+			if o, ok := a.(*goja.Object); ok && o.ClassName() == "Array" {
+				var xs []any
+				if err := vm.ExportTo(a, &xs); err != nil {
+					return nil, tabs.Errorf(tabs.CodeBadRequest, "expected strings: %v", err)
+				}
+				for _, x := range xs {
+					out = append(out, fmt.Sprint(x))
+				}
+				continue
+			}
+			out = append(out, a.String())
+		}
+		return out, nil
+	}
+	method("select", func(c goja.FunctionCall) goja.Value {
+		tg, err := targetArg(c.Argument(0))
+		if err != nil {
+			return s.reject(err)
+		}
+		values, err := rest(c)
+		if err != nil {
+			return s.reject(err)
+		}
+		return s.async(s.audited("select", tg.String(), "", func(ctx context.Context) (any, error) { return t.Select(ctx, tg, values) }))
+	})
+	method("uploadFile", func(c goja.FunctionCall) goja.Value {
+		tg, err := targetArg(c.Argument(0))
+		if err != nil {
+			return s.reject(err)
+		}
+		paths, err := rest(c)
+		if err != nil {
+			return s.reject(err)
+		}
+		return s.async(s.audited("upload", tg.String()+" "+strings.Join(paths, " "), "", func(ctx context.Context) (any, error) { return t.UploadFile(ctx, tg, paths) }))
+	})
+	method("drag", func(c goja.FunctionCall) goja.Value {
+		from, err := dragEndArg(c.Argument(0))
+		if err != nil {
+			return s.reject(err)
+		}
+		to, err := dragEndArg(c.Argument(1))
+		if err != nil {
+			return s.reject(err)
+		}
+		steps := int(optNum(vm, c.Argument(2), "steps", 0))
+		d := msOpt(vm, c.Argument(2), "timeout")
+		return s.async(s.audited("drag", fmt.Sprint(from, " -> ", to), "", func(ctx context.Context) (any, error) {
+			if d > 0 {
+				ctx = tabs.WithActionTimeout(ctx, d)
+			}
+			return t.Drag(ctx, from, to, steps)
+		}))
 	})
 	method("waitFor", func(c goja.FunctionCall) goja.Value {
 		tg, err := targetArg(c.Argument(0))
 		if err != nil {
 			return s.reject(err)
 		}
-		d := time.Duration(optNum(vm, c.Argument(1), "timeout", 0) * float64(time.Millisecond))
+		d := msOpt(vm, c.Argument(1), "timeout")
+		state := optString(vm, c.Argument(1), "state", "visible")
 		return s.async(func(ctx context.Context) (any, error) {
-			if d > 0 {
-				var cancel context.CancelFunc
-				ctx, cancel = context.WithTimeout(ctx, d)
-				defer cancel()
-			}
-			return t.WaitFor(ctx, tg)
+			ctx, cancel := withTimeout(ctx, d)
+			defer cancel()
+			return t.WaitForState(ctx, tg, state)
 		})
 	})
 	method("press", func(c goja.FunctionCall) goja.Value {
 		key := argString(c, 0)
 		var tg *tabs.Target
-		if sel := optString(vm, c.Argument(1), "selector", ""); sel != "" {
-			p, err := tabs.ParseTarget(sel)
-			if err != nil {
-				return s.reject(err)
+		if o := objArg(vm, c.Argument(1)); o != nil {
+			if v := o.Get("selector"); v != nil && !goja.IsUndefined(v) && !goja.IsNull(v) {
+				p, err := targetArg(v)
+				if err != nil {
+					return s.reject(err)
+				}
+				tg = &p
 			}
-			tg = &p
 		}
-		return s.async(func(ctx context.Context) (any, error) { return t.Press(ctx, key, tg) })
+		d := msOpt(vm, c.Argument(1), "timeout")
+		target := key
+		if tg != nil {
+			target += " " + tg.String()
+		}
+		return s.async(s.audited("press", target, "", func(ctx context.Context) (any, error) {
+			if d > 0 {
+				ctx = tabs.WithActionTimeout(ctx, d)
+			}
+			return t.Press(ctx, key, tg)
+		}))
 	})
 	method("scroll", func(c goja.FunctionCall) goja.Value {
 		dx, dy := c.Argument(0).ToFloat(), c.Argument(1).ToFloat()
 		if math.IsNaN(dx) || math.IsNaN(dy) {
-			return s.reject(tabs.Errorf(tabs.CodeBadRequest, "scroll(dx, dy) takes two numbers of CSS pixels"))
+			return s.reject(tabs.Errorf(tabs.CodeBadRequest, "scroll(dx, dy, {selector}) takes two numbers of CSS pixels"))
+		}
+		if o := objArg(vm, c.Argument(2)); o != nil {
+			if v := o.Get("selector"); v != nil && !goja.IsUndefined(v) && !goja.IsNull(v) {
+				tg, err := targetArg(v)
+				if err != nil {
+					return s.reject(err)
+				}
+				return s.async(func(ctx context.Context) (any, error) { return t.ScrollAt(ctx, tg, dx, dy) })
+			}
 		}
 		return s.async(func(ctx context.Context) (any, error) { return t.Scroll(ctx, dx, dy) })
+	})
+	method("waitForUrl", func(c goja.FunctionCall) goja.Value {
+		p, err := s.urlPattern(vm, c.Argument(0))
+		if err != nil {
+			return s.reject(err)
+		}
+		d := msOpt(vm, c.Argument(1), "timeout")
+		wait := optString(vm, c.Argument(1), "waitUntil", "load")
+		return s.async(func(ctx context.Context) (any, error) {
+			ctx, cancel := withTimeout(ctx, d)
+			defer cancel()
+			u, err := t.WaitForURL(ctx, p, wait)
+			if err != nil {
+				return nil, err
+			}
+			return u, nil
+		})
+	})
+	method("waitForResponse", func(c goja.FunctionCall) goja.Value {
+		p, err := s.urlPattern(vm, c.Argument(0))
+		if err != nil {
+			return s.reject(err)
+		}
+		d := msOpt(vm, c.Argument(1), "timeout")
+		// Subscribe now, so the action that follows cannot beat it.
+		w := t.WatchResponses(p)
+		return s.async(func(ctx context.Context) (any, error) {
+			ctx, cancel := withTimeout(ctx, d)
+			defer cancel()
+			return w.Wait(ctx)
+		})
+	})
+	method("waitForPopup", func(c goja.FunctionCall) goja.Value {
+		d := msOpt(vm, c.Argument(0), "timeout")
+		w := t.WatchPopups()
+		return s.async(func(ctx context.Context) (any, error) {
+			ctx, cancel := withTimeout(ctx, d)
+			defer cancel()
+			return w.Wait(ctx)
+		})
+	})
+	method("waitForDownload", func(c goja.FunctionCall) goja.Value {
+		d := msOpt(vm, c.Argument(0), "timeout")
+		w := t.WatchDownloads()
+		return s.async(func(ctx context.Context) (any, error) {
+			ctx, cancel := withTimeout(ctx, d)
+			defer cancel()
+			return w.Wait(ctx)
+		})
+	})
+	method("downloads", func(goja.FunctionCall) goja.Value {
+		return toJS(vm, t.Downloads())
+	})
+	method("clickAt", func(c goja.FunctionCall) goja.Value {
+		x, y := c.Argument(0).ToFloat(), c.Argument(1).ToFloat()
+		if math.IsNaN(x) || math.IsNaN(y) {
+			return s.reject(tabs.Errorf(tabs.CodeBadRequest, "clickAt(x, y, {screenshot}) takes two numbers"))
+		}
+		shot := 0
+		if o := objArg(vm, c.Argument(2)); o != nil {
+			if v := o.Get("screenshot"); v != nil && !goja.IsUndefined(v) && !goja.IsNull(v) {
+				switch x := v.Export().(type) {
+				case bool:
+					if x {
+						shot = -1
+					}
+				case map[string]any:
+					if id, ok := x["id"].(int64); ok {
+						shot = int(id)
+					}
+				default:
+					shot = int(v.ToInteger())
+				}
+			}
+		}
+		return s.async(func(ctx context.Context) (any, error) { return t.ClickAt(ctx, x, y, shot) })
+	})
+	method("cookies", func(c goja.FunctionCall) goja.Value {
+		var urls []string
+		if a := c.Argument(0); !goja.IsUndefined(a) && !goja.IsNull(a) {
+			if o, ok := a.(*goja.Object); ok && o.ClassName() == "Array" {
+				if err := vm.ExportTo(a, &urls); err != nil {
+					return s.reject(tabs.Errorf(tabs.CodeBadRequest, "cookies(urls) takes a URL or an array of URLs"))
+				}
+			} else {
+				urls = []string{a.String()}
+			}
+		}
+		return s.async(func(ctx context.Context) (any, error) { return t.Cookies(ctx, urls) })
+	})
+	method("setCookie", func(c goja.FunctionCall) goja.Value {
+		var ck tabs.Cookie
+		if err := fromJS(vm, c.Argument(0), &ck); err != nil {
+			return s.reject(tabs.Errorf(tabs.CodeBadRequest, "setCookie({name, value, url | domain, path, expires, httpOnly, secure, sameSite}): %v", err))
+		}
+		return s.async(func(ctx context.Context) (any, error) { return nil, t.SetCookie(ctx, ck) })
+	})
+	method("clearCookies", func(goja.FunctionCall) goja.Value {
+		return s.async(func(ctx context.Context) (any, error) { return nil, t.ClearCookies(ctx) })
+	})
+	method("setHeaders", func(c goja.FunctionCall) goja.Value {
+		h := map[string]string{}
+		if a := c.Argument(0); !goja.IsUndefined(a) && !goja.IsNull(a) {
+			var raw map[string]any
+			if err := fromJS(vm, a, &raw); err != nil {
+				return s.reject(tabs.Errorf(tabs.CodeBadRequest, "setHeaders({name: value, ...}): %v", err))
+			}
+			for k, v := range raw {
+				h[k] = fmt.Sprint(v)
+			}
+		}
+		return s.async(func(ctx context.Context) (any, error) { return nil, t.SetHeaders(ctx, h) })
+	})
+	method("storageState", func(goja.FunctionCall) goja.Value {
+		return s.async(func(ctx context.Context) (any, error) { return t.StorageState(ctx) })
+	})
+	method("setStorageState", func(c goja.FunctionCall) goja.Value {
+		a := c.Argument(0)
+		var raw string
+		if str, ok := a.Export().(string); ok {
+			raw = str
+		} else {
+			js, err := stringify(vm, a)
+			if err != nil {
+				return s.reject(tabs.Errorf(tabs.CodeBadRequest, "setStorageState(state): not JSON"))
+			}
+			raw = js
+		}
+		return s.async(func(ctx context.Context) (any, error) { return nil, t.SetStorageState(ctx, json.RawMessage(raw)) })
 	})
 	method("evaluate", func(c goja.FunctionCall) goja.Value {
 		if len(c.Arguments) == 0 {
@@ -142,13 +398,14 @@ func (s *Script) setup(vm *goja.Runtime) error {
 		if _, isFn := goja.AssertFunction(c.Argument(0)); !isFn && len(args) > 0 {
 			return s.reject(tabs.Errorf(tabs.CodeBadRequest, "evaluate: arguments need a function as the first argument"))
 		}
-		return s.async(func(ctx context.Context) (any, error) { return t.Evaluate(ctx, src, args) })
+		return s.async(s.audited("evaluate", "", src, func(ctx context.Context) (any, error) { return t.Evaluate(ctx, src, args) }))
 	})
 	method("screenshot", func(c goja.FunctionCall) goja.Value {
 		o := tabs.ScreenshotOptions{}
 		silent := false
 		if obj := objArg(vm, c.Argument(0)); obj != nil {
 			o.FullPage = boolField(obj, "fullPage")
+			o.Marks = boolField(obj, "marks")
 			o.Save = strField(obj, "save")
 			silent = boolField(obj, "silent")
 			if v := obj.Get("selector"); v != nil && !goja.IsUndefined(v) && !goja.IsNull(v) {
@@ -201,7 +458,8 @@ func (s *Script) setup(vm *goja.Runtime) error {
 		}
 		h := vm.NewObject()
 		must(h.Set("id", n))
-		for _, m := range []string{"click", "hover", "type", "fill", "scrollIntoView", "waitFor"} {
+		// handle.m(...args) is tab.m(n, ...args).
+		for _, m := range []string{"click", "hover", "type", "fill", "select", "uploadFile", "scrollIntoView", "waitFor", "drag"} {
 			f, _ := goja.AssertFunction(tab.Get(m))
 			must(h.Set(m, func(c goja.FunctionCall) goja.Value {
 				args := append([]goja.Value{vm.ToValue(n)}, c.Arguments...)
@@ -214,7 +472,21 @@ func (s *Script) setup(vm *goja.Runtime) error {
 		}
 		must(h.Set("press", func(c goja.FunctionCall) goja.Value {
 			f, _ := goja.AssertFunction(tab.Get("press"))
-			v, err := f(tab, c.Argument(0), vm.ToValue(map[string]any{"selector": fmt.Sprint(n)}))
+			opts := map[string]any{"selector": n}
+			if o := objArg(vm, c.Argument(1)); o != nil {
+				if d := o.Get("timeout"); d != nil && !goja.IsUndefined(d) {
+					opts["timeout"] = d.Export()
+				}
+			}
+			v, err := f(tab, c.Argument(0), vm.ToValue(opts))
+			if err != nil {
+				panic(err)
+			}
+			return v
+		}))
+		must(h.Set("scroll", func(c goja.FunctionCall) goja.Value {
+			f, _ := goja.AssertFunction(tab.Get("scroll"))
+			v, err := f(tab, c.Argument(0), c.Argument(1), vm.ToValue(map[string]any{"selector": n}))
 			if err != nil {
 				panic(err)
 			}
@@ -310,6 +582,10 @@ func (o observationJS) MarshalJSON() ([]byte, error) {
 }
 
 func (s *Script) screenshot(vm *goja.Runtime, o tabs.ScreenshotOptions, silent bool) goja.Value {
+	if m := s.opts.MaxScreenshots; m > 0 && s.shots >= m {
+		return s.reject(tabs.Errorf(tabs.CodeBadRequest, "screenshot limit reached: at most %d screenshots per run", m))
+	}
+	s.shots++
 	return s.asyncThen(func(ctx context.Context) (any, error) {
 		return s.tab.Screenshot(ctx, o)
 	}, func(v any) goja.Value {
@@ -480,4 +756,123 @@ func optNum(vm *goja.Runtime, v goja.Value, k string, def float64) float64 {
 	return def
 }
 
-var _ = strings.TrimSpace
+// msOpt reads a duration option given in milliseconds; 0 when absent.
+func msOpt(vm *goja.Runtime, v goja.Value, k string) time.Duration {
+	ms := optNum(vm, v, k, 0)
+	if ms <= 0 {
+		return 0
+	}
+	return time.Duration(ms * float64(time.Millisecond))
+}
+
+// withTimeout bounds ctx by d when d > 0.
+func withTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if d > 0 {
+		return context.WithTimeout(ctx, d)
+	}
+	return context.WithCancel(ctx)
+}
+
+// fromJS converts a JS value to a Go value through JSON.
+func fromJS(vm *goja.Runtime, v goja.Value, out any) error {
+	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
+		return fmt.Errorf("missing argument")
+	}
+	js, err := stringify(vm, v)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal([]byte(js), out)
+}
+
+// dragEndArg reads one end of a drag: a target, or a point {x, y}.
+func dragEndArg(v goja.Value) (tabs.DragEnd, error) {
+	if o, ok := v.(*goja.Object); ok {
+		if id := o.Get("__tpTarget"); id == nil || goja.IsUndefined(id) {
+			x, y := o.Get("x"), o.Get("y")
+			if x == nil || y == nil || goja.IsUndefined(x) || goja.IsUndefined(y) {
+				return tabs.DragEnd{}, tabs.Errorf(tabs.CodeBadRequest, "a drag end is a target or a point {x, y}")
+			}
+			p := tabs.Point{X: x.ToFloat(), Y: y.ToFloat()}
+			if math.IsNaN(p.X) || math.IsNaN(p.Y) {
+				return tabs.DragEnd{}, tabs.Errorf(tabs.CodeBadRequest, "a drag point needs numbers x and y")
+			}
+			return tabs.DragEnd{Point: &p}, nil
+		}
+	}
+	tg, err := targetArg(v)
+	if err != nil {
+		return tabs.DragEnd{}, err
+	}
+	return tabs.DragEnd{Target: &tg}, nil
+}
+
+// urlPattern reads a URL pattern: a string (a URL, or a glob with ** and
+// *; one starting with / is relative to the page's origin), a RegExp
+// (converted to Go's RE2 syntax), or a predicate url => boolean, which runs
+// on the script's loop.
+func (s *Script) urlPattern(vm *goja.Runtime, v goja.Value) (tabs.URLPattern, error) {
+	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
+		return tabs.URLPattern{}, tabs.Errorf(tabs.CodeBadRequest, "missing URL pattern: give a URL, a glob, a RegExp or a function")
+	}
+	if fn, ok := goja.AssertFunction(v); ok {
+		return tabs.URLPattern{Func: s.predicate(fn)}, nil
+	}
+	if o, ok := v.(*goja.Object); ok && o.ClassName() == "RegExp" {
+		src, flags := o.Get("source").String(), o.Get("flags").String()
+		prefix := ""
+		for _, f := range flags {
+			if strings.ContainsRune("ims", f) {
+				prefix += string(f)
+			}
+		}
+		if prefix != "" {
+			prefix = "(?" + prefix + ")"
+		}
+		re, err := regexp.Compile(prefix + src)
+		if err != nil {
+			return tabs.URLPattern{}, tabs.Errorf(tabs.CodeBadRequest, "the regular expression /%s/ is not supported (Go RE2 syntax: no lookaround or backreferences): %v", src, err)
+		}
+		return tabs.URLPattern{Regexp: re}, nil
+	}
+	return tabs.ParseGlob(v.String(), s.tab.KnownURL())
+}
+
+// predicate runs a JS function on the loop and reports its truth; false
+// when the run ends first or the function throws.
+func (s *Script) predicate(fn goja.Callable) func(string) bool {
+	return func(u string) bool {
+		res := make(chan bool, 1)
+		ok := s.loop.RunOnLoop(func(vm *goja.Runtime) {
+			v, err := fn(goja.Undefined(), vm.ToValue(u))
+			res <- err == nil && v.ToBoolean()
+		})
+		if !ok {
+			return false
+		}
+		select {
+		case b := <-res:
+			return b
+		case <-s.ctx.Done():
+			return false
+		}
+	}
+}
+
+// audited wraps an action that can change the page with the Audit hook:
+// an intent before (a failure to write it stops the action) and the
+// outcome after. Without a hook it returns fn.
+func (s *Script) audited(action, target, text string, fn func(ctx context.Context) (any, error)) func(ctx context.Context) (any, error) {
+	if s.opts.Audit == nil {
+		return fn
+	}
+	return func(ctx context.Context) (any, error) {
+		done, err := s.opts.Audit(ctx, action, target, text)
+		if err != nil {
+			return nil, err
+		}
+		v, err := fn(ctx)
+		done(err)
+		return v, err
+	}
+}

@@ -49,12 +49,28 @@ type Output struct {
 	Screenshots []*tabs.Screenshot
 	// Dialogs the tab's policy handled during the run.
 	Dialogs []tabs.Dialog
+	// PendingDialog is a dialog left open when the run ended (no policy);
+	// the next run handles it with tab.acceptDialog() or tab.dismissDialog().
+	PendingDialog *tabs.Dialog
+	// Popups are the pages the tab's page opened during the run, each now
+	// a named tab ("<tab>-popup-<n>").
+	Popups []tabs.Popup
+	// Downloads are the downloads that began, progressed or finished
+	// during the run (see tabs.Tab.DrainDownloads).
+	Downloads []tabs.Download
 }
 
 // Options configure a Script. Nil means defaults.
 type Options struct {
 	// Logger receives console.* output and run logs; nil discards.
 	Logger *slog.Logger
+	// Audit, when set, is called before each action that can change the
+	// page (goto, click, type, fill, press, select, upload, drag,
+	// evaluate) with its target and typed text; done receives the outcome.
+	// An error stops the action.
+	Audit func(ctx context.Context, action, target, text string) (done func(error), err error)
+	// MaxScreenshots caps the screenshots of one run; 0 means no cap.
+	MaxScreenshots int
 	// BrowserTabs lists the supervisor's tabs for browser.tabs().
 	BrowserTabs func(ctx context.Context) []tabs.TabInfo
 }
@@ -70,6 +86,7 @@ type Script struct {
 	interrupted string
 
 	out     Output
+	shots   int
 	tab     *tabs.Tab
 	ctx     context.Context
 	loop    *eventloop.EventLoop
@@ -105,6 +122,10 @@ func (s *Script) Interrupt(reason string) {
 	}
 }
 
+// popupSettle is how long the end of a run waits for popups that are
+// still being attached, so the run reports them as usable tabs.
+const popupSettle = 2 * time.Second
+
 type result struct {
 	err error
 }
@@ -120,6 +141,7 @@ func (s *Script) Run(ctx context.Context, t *tabs.Tab) error {
 		s.pending.Wait()
 	}()
 	s.tab, s.ctx = t, ctx
+	t.Foreground(ctx)
 	reg := require.NewRegistry()
 	reg.RegisterNativeModule(console.ModuleName, console.RequireWithPrinter(&printer{log: s.log, tab: t.Name()}))
 	s.loop = eventloop.NewEventLoop(eventloop.WithRegistry(reg), eventloop.EnableConsole(true))
@@ -202,6 +224,9 @@ func (s *Script) Run(ctx context.Context, t *tabs.Tab) error {
 		r.err = &tabs.Error{Code: tabs.CodeTimeout, Msg: "run stopped: " + ctx.Err().Error(), Err: ctx.Err()}
 	}
 	s.out.Dialogs = append(s.out.Dialogs, t.HandledDialogs()...)
+	s.out.PendingDialog = t.PendingDialog()
+	s.out.Popups = append(s.out.Popups, t.DrainPopups(popupSettle)...)
+	s.out.Downloads = append(s.out.Downloads, t.DrainDownloads()...)
 	if len(s.out.Content) == 0 && r.err == nil {
 		s.out.Content = append(s.out.Content, Content{Type: "text", Text: fmt.Sprintf("Ran code on tab %q", t.Name())})
 	}

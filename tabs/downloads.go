@@ -1,0 +1,304 @@
+package tabs
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	cdpbrowser "github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/chromedp"
+)
+
+// Download is a file the tab's page downloaded (Browser.downloadWillBegin
+// and Browser.downloadProgress).
+type Download struct {
+	// URL is the resource downloaded.
+	URL string `json:"url"`
+	// SuggestedName is the file name the page or server suggested.
+	SuggestedName string `json:"suggestedName"`
+	// Path is where the file is: in the session's download directory, named
+	// after SuggestedName (made unique) once finished; while in progress,
+	// the browser's temporary name there.
+	Path string `json:"path"`
+	// Bytes received so far, and TotalBytes expected (0 when unknown).
+	Bytes      int64 `json:"bytes"`
+	TotalBytes int64 `json:"totalBytes,omitempty"`
+	// State is inProgress, completed or canceled.
+	State string `json:"state"`
+	// Finished is true once the download completed (State completed).
+	Finished bool `json:"finished"`
+}
+
+type download struct {
+	Download
+	guid     string
+	reported bool // reported in its final state
+}
+
+var (
+	dlDirsMu sync.Mutex
+	dlDirs   = map[*Supervisor]string{}
+	// renameMu serialises picking unique final names.
+	renameMu sync.Mutex
+)
+
+// DownloadDir returns the directory downloads of the supervisor's
+// headless tabs go to: the one SetDownloadDir gave, else one per
+// supervisor (so one per daemon session) with a random name under the
+// temp directory. The browser creates it (mode 0700) at the first
+// download, so a session without downloads leaves nothing behind.
+func (s *Supervisor) DownloadDir() (string, error) {
+	dlDirsMu.Lock()
+	defer dlDirsMu.Unlock()
+	if d, ok := dlDirs[s]; ok {
+		return d, nil
+	}
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("name the download directory: %w", err)
+	}
+	d := filepath.Join(os.TempDir(), "tabpilot-downloads-"+hex.EncodeToString(b[:]))
+	dlDirs[s] = d
+	return d, nil
+}
+
+// SetDownloadDir sets the directory of the supervisor's downloads (an
+// absolute path; the browser creates it when missing). Call it before the
+// first Open: tabs opened earlier keep the old one.
+func (s *Supervisor) SetDownloadDir(dir string) error {
+	if !filepath.IsAbs(dir) {
+		return Errorf(CodeBadRequest, "download directory %q is not an absolute path", dir)
+	}
+	dlDirsMu.Lock()
+	dlDirs[s] = filepath.Clean(dir)
+	dlDirsMu.Unlock()
+	return nil
+}
+
+// enableDownloads routes the browser's downloads to the session's
+// directory, named by GUID while in progress (Browser.setDownloadBehavior
+// allowAndName, with events), and listens to the download events on the
+// browser session.
+func (t *Tab) enableDownloads(ctx context.Context) error {
+	dir, err := t.sup.DownloadDir()
+	if err != nil {
+		return err
+	}
+	c := chromedp.FromContext(t.ctx)
+	if c == nil || c.Browser == nil {
+		return fmt.Errorf("no browser session")
+	}
+	_, err = cdp.Call(ctx, c.Browser, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{
+		Behavior: cdpbrowser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: dir, EventsEnabled: new(true),
+	})
+	if err != nil {
+		return fmt.Errorf("set download behavior: %w", err)
+	}
+	return chromedp.ListenBrowser(t.ctx, func(ev any) { t.onDownloadEvent(dir, ev) })
+}
+
+// onDownloadEvent runs in the browser's read loop: it must return fast and
+// never call CDP.
+func (t *Tab) onDownloadEvent(dir string, ev any) {
+	switch ev := ev.(type) {
+	case *cdpbrowser.EventDownloadWillBegin:
+		if !t.ownsFrame(ev.FrameID) {
+			return
+		}
+		t.x.mu.Lock()
+		if t.x.downloads == nil {
+			t.x.downloads = map[string]*download{}
+		}
+		if _, dup := t.x.downloads[ev.GUID]; !dup {
+			t.x.downloads[ev.GUID] = &download{guid: ev.GUID, Download: Download{
+				URL: ev.URL, SuggestedName: ev.SuggestedFilename, Path: filepath.Join(dir, ev.GUID), State: "inProgress"}}
+			t.x.dlOrder = append(t.x.dlOrder, ev.GUID)
+		}
+		t.x.signalLocked()
+		t.x.mu.Unlock()
+	case *cdpbrowser.EventDownloadProgress:
+		t.x.mu.Lock()
+		d := t.x.downloads[ev.GUID]
+		if d == nil || d.State != "inProgress" {
+			t.x.mu.Unlock()
+			return
+		}
+		d.Bytes, d.TotalBytes = int64(ev.ReceivedBytes), int64(ev.TotalBytes)
+		switch ev.State {
+		case cdpbrowser.DownloadProgressStateCompleted:
+			if !t.Alive() {
+				d.State, d.Finished = "completed", true
+				t.x.signalLocked()
+				break
+			}
+			d.State = "finishing" // renamed below, off the read loop
+			tmp := d.Path
+			if ev.FilePath != "" {
+				tmp = ev.FilePath
+			}
+			t.x.mu.Unlock()
+			t.sup.wg.Go(func() { t.finishDownload(ev.GUID, dir, tmp) })
+			return
+		case cdpbrowser.DownloadProgressStateCanceled:
+			d.State = "canceled"
+			t.x.signalLocked()
+		}
+		t.x.mu.Unlock()
+	}
+}
+
+// finishDownload gives a completed download its suggested name (made
+// unique in dir) and marks it finished.
+func (t *Tab) finishDownload(guid, dir, tmp string) {
+	t.x.mu.Lock()
+	d := t.x.downloads[guid]
+	name := safeFileName(d.SuggestedName)
+	t.x.mu.Unlock()
+	final := tmp
+	renameMu.Lock()
+	if dest, err := uniquePath(dir, name); err == nil {
+		if err := os.Rename(tmp, dest); err == nil {
+			final = dest
+		} else {
+			t.sup.log.Warn("rename download", "tab", t.name, "err", err)
+		}
+	}
+	renameMu.Unlock()
+	var size int64
+	if st, err := os.Stat(final); err == nil {
+		size = st.Size()
+	}
+	t.x.mu.Lock()
+	d.Path, d.State, d.Finished = final, "completed", true
+	if size > 0 {
+		d.Bytes = size
+	}
+	t.x.signalLocked()
+	t.x.mu.Unlock()
+}
+
+// safeFileName keeps the last path element of a suggested name, without
+// separators or leading dots; "download" when nothing is left.
+func safeFileName(s string) string {
+	s = strings.ReplaceAll(s, "\\", "/")
+	s = filepath.Base(s)
+	s = strings.TrimLeft(strings.Map(func(r rune) rune {
+		if r < 0x20 || r == '/' || r == 0x7f {
+			return -1
+		}
+		return r
+	}, s), ".")
+	if s == "" || s == "/" {
+		return "download"
+	}
+	return s
+}
+
+// uniquePath returns dir/name, or dir/"name (n).ext" for the first n that
+// is free.
+func uniquePath(dir, name string) (string, error) {
+	ext := filepath.Ext(name)
+	stem := strings.TrimSuffix(name, ext)
+	for i := 0; i < 1000; i++ {
+		p := filepath.Join(dir, name)
+		if i > 0 {
+			p = filepath.Join(dir, fmt.Sprintf("%s (%d)%s", stem, i, ext))
+		}
+		if _, err := os.Lstat(p); os.IsNotExist(err) {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("no free name for %s in %s", name, dir)
+}
+
+func (d *download) public() Download {
+	out := d.Download
+	if out.State == "finishing" {
+		out.State = "inProgress"
+	}
+	return out
+}
+
+// Downloads returns every download of the tab's page, oldest first.
+func (t *Tab) Downloads() []Download {
+	t.x.mu.Lock()
+	defer t.x.mu.Unlock()
+	out := make([]Download, 0, len(t.x.dlOrder))
+	for _, g := range t.x.dlOrder {
+		out = append(out, t.x.downloads[g].public())
+	}
+	return out
+}
+
+// DrainDownloads returns the downloads not yet reported in their final
+// state: new ones, ones still in progress, and ones that finished or were
+// canceled since the last drain. A finished or canceled download is
+// returned once in that state.
+func (t *Tab) DrainDownloads() []Download {
+	t.x.mu.Lock()
+	defer t.x.mu.Unlock()
+	var out []Download
+	for _, g := range t.x.dlOrder {
+		d := t.x.downloads[g]
+		if d.reported {
+			continue
+		}
+		out = append(out, d.public())
+		if d.State == "completed" || d.State == "canceled" {
+			d.reported = true
+		}
+	}
+	return out
+}
+
+// DownloadWaiter waits for a download that starts after it was made (see
+// Tab.WatchDownloads).
+type DownloadWaiter struct {
+	t    *Tab
+	seen int
+}
+
+// WatchDownloads starts watching for the next download of the tab's page,
+// so a script can wait for it and trigger it at once
+// (Promise.all([tab.waitForDownload(), tab.click(…)])).
+func (t *Tab) WatchDownloads() *DownloadWaiter {
+	t.x.mu.Lock()
+	defer t.x.mu.Unlock()
+	return &DownloadWaiter{t: t, seen: len(t.x.dlOrder)}
+}
+
+// Wait returns the first download begun after WatchDownloads once it has
+// finished or was canceled. Errors: timeout when ctx ends first (the
+// message says whether one began).
+func (w *DownloadWaiter) Wait(ctx context.Context) (*Download, error) {
+	x := &w.t.x
+	for {
+		x.mu.Lock()
+		began := len(x.dlOrder) > w.seen
+		if began {
+			d := x.downloads[x.dlOrder[w.seen]]
+			if d.State == "completed" || d.State == "canceled" {
+				out := d.public()
+				x.mu.Unlock()
+				return &out, nil
+			}
+		}
+		ch := x.waitLocked()
+		x.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			msg := "waitForDownload: no download began within the timeout"
+			if began {
+				msg = "waitForDownload: the download did not finish within the timeout"
+			}
+			return nil, &Error{Code: CodeTimeout, Msg: msg, Err: ctx.Err()}
+		}
+	}
+}

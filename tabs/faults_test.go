@@ -1,0 +1,316 @@
+package tabs_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tabpilot/tabpilot/browser"
+	"github.com/tabpilot/tabpilot/internal/testenv"
+	"github.com/tabpilot/tabpilot/tabs"
+)
+
+// newSup returns a supervisor of its own (its own browser), shut down at
+// the end of the test.
+func newSup(t *testing.T) *tabs.Supervisor {
+	s := tabs.NewSupervisor(&tabs.Options{Browser: browser.Options{Args: testenv.BrowserArgs}, Grace: time.Second})
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		if err := s.Shutdown(ctx); err != nil {
+			t.Errorf("shutdown: %v", err)
+		}
+	})
+	return s
+}
+
+func openOn(t *testing.T, s *tabs.Supervisor, name, path string) *tabs.Tab {
+	t.Helper()
+	if _, err := s.Open(context.Background(), tabs.OpenOptions{Name: name, URL: srv.URL + path, WaitUntil: "load"}); err != nil {
+		t.Fatalf("open %s: %v", name, err)
+	}
+	tab, err := s.Tab(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tab
+}
+
+func TestRendererCrash(t *testing.T) {
+	t.Parallel()
+	s := newSup(t)
+	a := openOn(t, s, "a", "/form")
+	openOn(t, s, "b", "/next")
+	err := s.Run(context.Background(), "a", 5*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
+		_, err := tb.Send(ctx, "Page.crash", nil)
+		return err
+	}))
+	if err == nil {
+		time.Sleep(500 * time.Millisecond)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for a.Alive() && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if _, err := s.Tab("a"); tabs.CodeOf(err) != tabs.CodeNotAlive || !strings.Contains(err.Error(), "crashed") {
+		t.Fatalf("crashed tab: %v, want not_alive naming the crash", err)
+	}
+	// The other tab goes on.
+	if err := s.Run(context.Background(), "b", 5*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
+		_, err := tb.Click(ctx, tabs.Target{Selector: "button"})
+		return err
+	})); err != nil {
+		t.Fatalf("other tab: %v", err)
+	}
+	// Reopening works.
+	if _, err := s.Open(context.Background(), tabs.OpenOptions{Name: "a", URL: srv.URL + "/form", WaitUntil: "load"}); err != nil {
+		t.Fatalf("reopen: %v", err)
+	}
+}
+
+func TestBrowserKilled(t *testing.T) {
+	t.Parallel()
+	s := newSup(t)
+	openOn(t, s, "a", "/form")
+	openOn(t, s, "b", "/next")
+	infos := s.Tabs(context.Background())
+	if len(infos) != 2 {
+		t.Fatalf("tabs = %+v", infos)
+	}
+	pid := s.BrowserPIDs()
+	if len(pid) != 1 {
+		t.Fatalf("browser pids = %v", pid)
+	}
+	syscall.Kill(pid[0], syscall.SIGKILL)
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if _, err := s.Tab("a"); tabs.CodeOf(err) == tabs.CodeNotAlive {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	for _, n := range []string{"a", "b"} {
+		if _, err := s.Tab(n); tabs.CodeOf(err) != tabs.CodeNotAlive {
+			t.Fatalf("tab %s after the browser died: %v, want not_alive", n, err)
+		}
+	}
+	// The next open launches a new browser.
+	openOn(t, s, "a", "/form")
+	if p := s.BrowserPIDs(); len(p) != 1 || p[0] == pid[0] {
+		t.Fatalf("browser pids after reopen = %v (old %d)", p, pid[0])
+	}
+}
+
+func TestConcurrentRuns(t *testing.T) {
+	t.Parallel()
+	s := newSup(t)
+	for i := range 10 {
+		openOn(t, s, fmt.Sprintf("t%d", i), "/form")
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	counts := map[tabs.Code]int{}
+	for i := range 20 {
+		wg.Go(func() {
+			err := s.Run(context.Background(), fmt.Sprintf("t%d", i%10), 10*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
+				_, err := tb.Click(ctx, tabs.Target{Selector: "#go"})
+				return err
+			}))
+			mu.Lock()
+			counts[tabs.CodeOf(err)]++
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	if counts[""]+counts[tabs.CodeBusy] != 20 || counts[""] < 10 {
+		t.Fatalf("outcomes = %v, want all ok or busy, at least 10 ok", counts)
+	}
+}
+
+// testApp is a second Chromium started by the test with a CDP port, as a
+// user's running browser or app.
+type testApp struct {
+	path    string // a wrapper unique to this test, so "same-path" processes are only ours
+	profile string
+}
+
+func newTestApp(t *testing.T) *testApp {
+	dir := t.TempDir()
+	exe, err := browser.Find("")
+	if err != nil {
+		t.Skip(err)
+	}
+	real := exe
+	if b, err := os.ReadFile(exe); err == nil && strings.HasPrefix(string(b), "#!") {
+		// Debian's /usr/bin/chromium is a shell wrapper around this binary.
+		if _, err := os.Stat("/usr/lib/chromium/chromium"); err == nil {
+			real = "/usr/lib/chromium/chromium"
+		}
+	}
+	wrapper := filepath.Join(dir, "app")
+	script := fmt.Sprintf("#!/bin/bash\nexec -a %q %q --headless=new --no-sandbox --disable-gpu --user-data-dir=%q %s \"$@\"\n",
+		wrapper, real, filepath.Join(dir, "profile"), shellArgs(testenv.BrowserArgs))
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { testenv.KillDescendants(os.Getpid(), dir) })
+	return &testApp{path: wrapper, profile: filepath.Join(dir, "profile")}
+}
+
+func shellArgs(args []string) string {
+	var q []string
+	for _, a := range args {
+		q = append(q, "'"+strings.ReplaceAll(a, "'", `'\''`)+"'")
+	}
+	return strings.Join(q, " ")
+}
+
+func TestSpawnedApp(t *testing.T) {
+	t.Parallel()
+	app := newTestApp(t)
+	s := newSup(t)
+	ctx := context.Background()
+	res, err := s.Open(ctx, tabs.OpenOptions{Name: "app", App: &tabs.App{Path: app.path}, URL: srv.URL + "/form", WaitUntil: "load"})
+	if err != nil {
+		t.Fatalf("open spawned: %v", err)
+	}
+	if res.Browser != "spawned" || res.Title != "Form" {
+		t.Fatalf("open = %+v", res)
+	}
+	pids := s.BrowserPIDs()
+	if len(pids) != 1 {
+		t.Fatalf("pids = %v", pids)
+	}
+	t.Cleanup(func() { syscall.Kill(-pids[0], syscall.SIGKILL) })
+	// Closing without kill leaves the app running, and the next open reuses it.
+	if _, err := s.Close(ctx, "app", false, 0); err != nil {
+		t.Fatal(err)
+	}
+	if syscall.Kill(pids[0], 0) != nil {
+		t.Fatal("the app died on close without kill")
+	}
+	if _, err := s.Open(ctx, tabs.OpenOptions{Name: "app2", App: &tabs.App{Path: app.path, Target: "Form"}}); err != nil {
+		t.Fatalf("reattach: %v", err)
+	}
+	if _, err := s.Close(ctx, "app2", false, 0, true); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for syscall.Kill(pids[0], 0) == nil && !isZombie(pids[0]) && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if syscall.Kill(pids[0], 0) == nil && !isZombie(pids[0]) {
+		t.Fatal("the app survived close with kill")
+	}
+	// A relative path is refused.
+	if _, err := s.Open(ctx, tabs.OpenOptions{Name: "rel", App: &tabs.App{Path: "chromium"}}); tabs.CodeOf(err) != tabs.CodeBadRequest {
+		t.Fatalf("relative app path: %v", err)
+	}
+}
+
+func isZombie(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return s[i+2] == 'Z'
+}
+
+func TestConnected(t *testing.T) {
+	t.Parallel()
+	app := newTestApp(t)
+	port := freePort(t)
+	cmd := exec.Command(app.path, fmt.Sprintf("--remote-debugging-port=%d", port), srv.URL+"/next")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); cmd.Wait() })
+	s := newSup(t)
+	ctx := context.Background()
+	endpoint := fmt.Sprintf("http://127.0.0.1:%d", port)
+	for i := 0; ; i++ {
+		pctx, cancel := context.WithTimeout(ctx, time.Second)
+		_, err := browser.ProbeVersion(pctx, endpoint)
+		cancel()
+		if err == nil {
+			break
+		}
+		if i > 300 {
+			t.Fatalf("the test browser did not come up: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	_, err := s.Open(ctx, tabs.OpenOptions{Name: "c", App: &tabs.App{CDPURL: endpoint, Target: "no-such-page"}})
+	if tabs.CodeOf(err) != "target_not_found" || !strings.Contains(err.Error(), "/next") {
+		t.Fatalf("missing target: %v, want target_not_found listing the pages", err)
+	}
+	res, err := s.Open(ctx, tabs.OpenOptions{Name: "c", App: &tabs.App{CDPURL: endpoint}})
+	if err != nil {
+		t.Fatalf("attach: %v", err)
+	}
+	if res.Browser != "connected" || res.Title != "Next" {
+		t.Fatalf("open = %+v", res)
+	}
+	// Closing releases the page: it stays open in the browser.
+	if _, err := s.Close(ctx, "c", false, 0); err != nil {
+		t.Fatal(err)
+	}
+	pages := listPages(t, endpoint)
+	if !strings.Contains(strings.Join(pages, " "), "/next") {
+		t.Fatalf("the page we attached to was closed: %v", pages)
+	}
+	// A bad endpoint is attach_failed.
+	_, err = s.Open(ctx, tabs.OpenOptions{Name: "d", App: &tabs.App{CDPURL: fmt.Sprintf("http://127.0.0.1:%d", freePort(t))}})
+	if tabs.CodeOf(err) != "attach_failed" {
+		t.Fatalf("bad endpoint: %v", err)
+	}
+	// A tab name on another kind is browser_mismatch.
+	openOn(t, s, "h", "/form")
+	if _, err := s.Open(ctx, tabs.OpenOptions{Name: "h", App: &tabs.App{CDPURL: endpoint}}); tabs.CodeOf(err) != tabs.CodeBrowserMismatch {
+		t.Fatalf("mismatch: %v", err)
+	}
+}
+
+func listPages(t *testing.T, endpoint string) []string {
+	resp, err := http.Get(endpoint + "/json/list")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var l []struct{ URL string }
+	json.NewDecoder(resp.Body).Decode(&l)
+	var urls []string
+	for _, p := range l {
+		urls = append(urls, p.URL)
+	}
+	return urls
+}
+
+func freePort(t *testing.T) int {
+	l, err := netListen()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*netTCPAddr).Port
+}
+
+var netListen = func() (netListener, error) { return net.Listen("tcp", "127.0.0.1:0") }
+
+type (
+	netListener = net.Listener
+	netTCPAddr  = net.TCPAddr
+)

@@ -1,0 +1,137 @@
+package tabs
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+
+	"github.com/tabpilot/tabpilot/browser"
+)
+
+// extras is the state a tab keeps about what its page did on its own: the
+// popups it opened, its downloads and its frames (for telling its
+// downloads apart). The hook listeners update it; runs drain it.
+type extras struct {
+	mu sync.Mutex
+	// frames are the page's frame ids (the main frame's id is the target's).
+	frames map[cdp.FrameID]bool
+	// popupSeq numbers the popups, from 1.
+	popupSeq int
+	// popups are the tabs opened by the page, not yet drained.
+	popups []Popup
+	// allPopups are every popup the page opened, for WaitForPopup.
+	allPopups []Popup
+	// adopting counts popups being attached; adopted is closed and
+	// replaced when one finishes.
+	adopting int
+	changed  chan struct{}
+	// downloads by GUID, and their order.
+	downloads map[string]*download
+	dlOrder   []string
+	// sharedWindow is true when the page shares its browser window with a
+	// popup tab (see Tab.Foreground).
+	sharedWindow bool
+	// storageScripts are the Page.addScriptToEvaluateOnNewDocument ids of
+	// restored local storage.
+	storageScripts []page.ScriptIdentifier
+}
+
+// signalLocked wakes the waiters on x.changed; x.mu is held.
+func (x *extras) signalLocked() {
+	if x.changed != nil {
+		close(x.changed)
+	}
+	x.changed = make(chan struct{})
+}
+
+// wait returns the channel closed at the next change; x.mu is held.
+func (x *extras) waitLocked() <-chan struct{} {
+	if x.changed == nil {
+		x.changed = make(chan struct{})
+	}
+	return x.changed
+}
+
+// installHooks adds the tab's second listener (popups, frames) and, on a
+// headless browser, routes downloads to the session's download directory
+// (Browser.setDownloadBehavior) and listens to the browser's download
+// events. It is called once the tab's target is attached.
+func (t *Tab) installHooks(ctx context.Context) error {
+	if err := chromedp.Listen(t.ctx, t.onHookEvent); err != nil {
+		return cdpErr("listen", err)
+	}
+	if t.key.Kind == browser.Headless {
+		if err := t.enableDownloads(ctx); err != nil {
+			t.sup.log.Warn("enable downloads", "tab", t.name, "err", err)
+		}
+	}
+	return nil
+}
+
+// onHookEvent runs in chromedp's read loop for the tab: it must return fast
+// and never call CDP.
+func (t *Tab) onHookEvent(ev any) {
+	switch ev := ev.(type) {
+	case *target.EventTargetCreated:
+		info := ev.TargetInfo
+		if info == nil || info.Type != "page" || info.OpenerID == "" || t.target == nil || info.OpenerID != t.target.TargetID || !t.Alive() {
+			return
+		}
+		t.x.mu.Lock()
+		t.x.adopting++
+		t.x.mu.Unlock()
+		s := t.sup
+		s.wg.Go(func() { s.adoptPopup(t, info) })
+	case *page.EventFrameAttached:
+		t.x.mu.Lock()
+		if t.x.frames == nil {
+			t.x.frames = map[cdp.FrameID]bool{}
+		}
+		t.x.frames[ev.FrameID] = true
+		t.x.mu.Unlock()
+	case *page.EventFrameDetached:
+		t.x.mu.Lock()
+		delete(t.x.frames, ev.FrameID)
+		t.x.mu.Unlock()
+	}
+}
+
+// ownsFrame reports whether id is a frame of the tab's page.
+func (t *Tab) ownsFrame(id cdp.FrameID) bool {
+	if t.target != nil && string(id) == string(t.target.TargetID) {
+		return true
+	}
+	t.x.mu.Lock()
+	defer t.x.mu.Unlock()
+	return t.x.frames[id]
+}
+
+// sleepCtx waits d or until ctx ends; it reports whether d passed.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	tm := time.NewTimer(d)
+	defer tm.Stop()
+	select {
+	case <-tm.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// unmarshalEvent decodes the raw parameters of a subscribed event.
+func unmarshalEvent(raw jsonv2.Value, v any) error { return jsonv2.Unmarshal(raw, v) }
+
+// dialogBlock returns not_actionable when a dialog that no policy handles
+// blocks the page (renderer-side CDP calls would hang), else nil.
+func (t *Tab) dialogBlock() error {
+	if d := t.PendingDialog(); d != nil && t.dialogs == "" {
+		return evalErr(&dialogPendingError{d})
+	}
+	return nil
+}

@@ -1,0 +1,800 @@
+// observe.js: the page side of tab.observe (DESIGN.md section 4).
+//
+// Package tabs runs it with Runtime.callFunctionOn in an isolated world of
+// every frame (Page.createIsolatedWorld), so page scripts can neither see
+// nor tamper with it, as function(opts, anchor, ...clickables): `this` is
+// the frame's document, or a closed shadow root that package tabs resolved
+// over CDP (a page script cannot enter a closed root, CDP can); anchor is
+// the element last acted on (or null); clickables are the nodes
+// DOMDebugger.getEventListeners found with click-like listeners.
+//
+// It walks the frame's flat tree (open shadow roots and slotted nodes in
+// place) once, and returns [json, nodes] for deep serialization:
+//   json  the frame's items as JSON text: {u, t, vw, vh, sx, sy, sw, sh,
+//         items: [{k, n, r, a, v, s, lv, u, c, g, lm, hd, ct, b, fo, an}],
+//         ni, sc}
+//         k kind: e element a person acts on, h heading, d dialog, t text,
+//           l landmark or alert, L list, f iframe, s possible closed shadow
+//           host (package tabs walks its closed root in its place);
+//         n index of the item's node in globalThis.__tpObs.els;
+//         r role, a name, v value, s states, lv heading level, u link URL,
+//         c count (list items), g region (main, navigation, banner,
+//         contentinfo, complementary, dialog), lm landmark, hd heading before
+//         it, ct text of its list item, row or article (contexts that tell
+//         apart elements of the same name), b box [x, y, w, h] in the
+//         frame's viewport CSS pixels, fo an iframe's content-box origin,
+//         an 1 for the anchor;
+//         ni the indexes of the items whose nodes are in `nodes`;
+//         sc the scroll report of opts.scroll.
+//   nodes the DOM nodes of the f and s items, which package tabs needs at
+//         once, serialized with their backend node ids (and a closed shadow
+//         root's).
+// Every item's node stays in globalThis.__tpObs.els (of the isolated world)
+// until the next walk of the frame: __tpObs.pick(indexes) returns them, so
+// package tabs fetches the backend node ids of only the items it keeps.
+//
+// opts: all adds structure (headings, landmarks, dialogs, lists, text); vp
+// adds the boxes of the items (else only iframes have one); sub with inh {g, lm, hd, ii} walks a closed shadow
+// root into the current walk, with the inherited region, landmark, heading
+// and whether it is inside an element a person acts on; scroll {ms, steps}
+// scrolls every scroll container (the page included) through its content,
+// walking again after each step to collect what virtualised and infinite
+// lists render only while visible, then restores the scroll positions (the
+// result is then a Promise).
+function (opts, anchor, ...clickables) {
+  opts = opts || {};
+  const T0 = performance.now();
+  const root = this && this.nodeType ? this : document;
+  const doc = root.nodeType === 9 ? root : root.ownerDocument;
+  const win = doc.defaultView;
+  let G = globalThis.__tpObs;
+  if (!G || !opts.sub) {
+    G = globalThis.__tpObs = { els: [] };
+    G.pick = (ix) => ix.map((i) => G.els[i]);
+  }
+  const els = G.els;
+  const all = !!opts.all;
+  const clickSet = new Set(clickables);
+  const MAXTXT = 400;
+  const OFF = 1, ON = 2;
+
+  const SKIP = new Set(['script', 'style', 'noscript', 'template', 'head', 'title', 'meta', 'link', 'base', 'param', 'source', 'track']);
+  const INTERACTIVE = new Set(['link', 'button', 'textbox', 'searchbox', 'combobox', 'listbox', 'option', 'checkbox',
+    'radio', 'switch', 'slider', 'spinbutton', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'tab', 'treeitem']);
+  const NO_FOCUS_FALLBACK = new Set(['heading', 'main', 'navigation', 'banner', 'contentinfo', 'complementary', 'region',
+    'form', 'search', 'dialog', 'alertdialog', 'alert', 'article', 'document', 'list', 'table', 'group', 'Iframe',
+    'tabpanel', 'tree', 'grid', 'menu', 'menubar', 'tablist', 'toolbar', 'application', 'feed', 'log', 'status']);
+  const VALUE_ROLES = new Set(['textbox', 'searchbox', 'combobox', 'spinbutton', 'slider']);
+  const NO_CONTENT_NAME = new Set(['textbox', 'searchbox', 'combobox', 'listbox', 'slider', 'spinbutton', 'img', 'dialog',
+    'alertdialog', 'main', 'navigation', 'banner', 'contentinfo', 'complementary', 'region', 'form', 'search', 'list',
+    'table', 'group', 'article', 'alert', 'tree', 'menu', 'menubar', 'tablist', 'grid', 'toolbar']);
+  const CHECKABLE = new Set(['checkbox', 'radio', 'switch', 'menuitemcheckbox', 'menuitemradio', 'treeitem', 'option']);
+  const CONTAINERS = new Set(['listitem', 'row', 'article']);
+  const NAME_BREAK = new Set(['group', 'tree', 'menu', 'listbox', 'list', 'table', 'grid']);
+  const LANDMARK = {
+    main: 'main', navigation: 'nav', banner: 'header', contentinfo: 'footer', complementary: 'aside',
+    region: 'region', form: 'form', search: 'search',
+  };
+  const REGION = { main: 1, navigation: 1, banner: 1, contentinfo: 1, complementary: 1 };
+  const KNOWN = new Set([...INTERACTIVE, ...NO_FOCUS_FALLBACK, 'none', 'presentation', 'generic', 'listitem', 'row',
+    'cell', 'gridcell', 'columnheader', 'rowheader', 'rowgroup', 'img', 'image', 'figure', 'paragraph', 'separator',
+    'tooltip', 'progressbar', 'scrollbar', 'math', 'note', 'definition', 'term', 'directory', 'marquee', 'timer',
+    'treegrid', 'caption', 'blockquote', 'code', 'strong', 'emphasis', 'insertion', 'deletion', 'time', 'meter']);
+  const HOST_TAGS = /^(article|aside|blockquote|body|div|footer|h[1-6]|header|main|nav|p|section|span)$/;
+
+  const clean = (s) => s.replace(/\s+/g, ' ').trim();
+  const cap = (s, n) => (s.length > n ? s.slice(0, n) : s);
+
+  function implicitRole(el, tag) {
+    switch (tag) {
+      case 'a': case 'area': return el.hasAttribute('href') ? 'link' : '';
+      case 'button': return 'button';
+      case 'input': {
+        const t = (el.getAttribute('type') || '').toLowerCase();
+        switch (t) {
+          case 'button': case 'submit': case 'reset': case 'image': case 'file': case 'color': return 'button';
+          case 'checkbox': return el.hasAttribute('switch') ? 'switch' : 'checkbox';
+          case 'radio': return 'radio';
+          case 'range': return 'slider';
+          case 'number': return 'spinbutton';
+          case 'hidden': return 'hidden';
+          case 'search': return el.hasAttribute('list') ? 'combobox' : 'searchbox';
+          default: return el.hasAttribute('list') ? 'combobox' : 'textbox';
+        }
+      }
+      case 'select': return el.multiple || el.size > 1 ? 'listbox' : 'combobox';
+      case 'textarea': return 'textbox';
+      case 'option': return 'option';
+      case 'summary': {
+        const p = el.parentElement;
+        return p && p.localName === 'details' && p.querySelector(':scope > summary') === el ? 'button' : '';
+      }
+      case 'h1': case 'h2': case 'h3': case 'h4': case 'h5': case 'h6': return 'heading';
+      case 'main': return 'main';
+      case 'nav': return 'navigation';
+      case 'aside': return 'complementary';
+      case 'header': case 'footer': {
+        const p = el.parentElement;
+        if (p && p.closest('article,aside,main,nav,section')) return '';
+        return tag === 'header' ? 'banner' : 'contentinfo';
+      }
+      case 'section': return el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby') || el.hasAttribute('title') ? 'region' : '';
+      case 'form': return 'form';
+      case 'search': return 'search';
+      case 'dialog': return 'dialog';
+      case 'ul': case 'ol': case 'menu': return 'list';
+      case 'li': return 'listitem';
+      case 'tr': return 'row';
+      case 'article': return 'article';
+      case 'table': return 'table';
+      case 'img': return el.getAttribute('alt') === '' && !el.hasAttribute('title') ? 'none' : 'img';
+      case 'iframe': case 'frame': return 'Iframe';
+      case 'fieldset': case 'details': return 'group';
+    }
+    return '';
+  }
+
+  function roleOf(el, tag) {
+    const ar = el.getAttribute('role');
+    if (ar) {
+      for (const w of ar.trim().toLowerCase().split(/\s+/)) {
+        if (w === 'presentation' || w === 'none') {
+          // A focusable element keeps its role (ARIA conflict resolution).
+          if (el.hasAttribute('tabindex') || /^(a|button|input|select|textarea)$/.test(tag)) continue;
+          return 'none';
+        }
+        if (KNOWN.has(w)) return w === 'image' ? 'img' : w;
+      }
+    }
+    return implicitRole(el, tag);
+  }
+
+  // textOf returns the text of a node for a name by reference
+  // (aria-labelledby, a label): hidden text counts, a text field gives its
+  // value, skip is left out.
+  function textOf(node, skip, depth) {
+    if (!node || node === skip || depth > 20) return '';
+    if (node.nodeType === 3) return node.data;
+    if (node.nodeType !== 1 && node.nodeType !== 11) return '';
+    if (node.nodeType === 1) {
+      const tag = node.localName;
+      if (SKIP.has(tag)) return '';
+      const al = node.getAttribute('aria-label');
+      if (al && al.trim() && depth > 0) return ' ' + al + ' ';
+      if (tag === 'img') return ' ' + (node.getAttribute('alt') || '') + ' ';
+      if (tag === 'input') return node.type === 'text' || node.type === '' ? node.value : '';
+      if (tag === 'select' || tag === 'textarea') return '';
+    }
+    let s = '';
+    const kids = node.nodeType === 1 && node.shadowRoot ? node.shadowRoot.childNodes : node.childNodes;
+    for (let i = 0; i < kids.length && s.length < MAXTXT; i++) s += textOf(kids[i], skip, depth + 1);
+    return s;
+  }
+
+  // labelsOf returns the <label>s of a control. element.labels scans the
+  // whole tree for each control, so the labels of a tree scope are mapped
+  // to their controls once.
+  const labelMaps = new Map();
+  function labelsOf(el) {
+    const scope = el.getRootNode();
+    let m = labelMaps.get(scope);
+    if (!m) {
+      m = new Map();
+      if (scope.querySelectorAll) {
+        for (const l of scope.querySelectorAll('label')) {
+          const c = l.control;
+          if (!c) continue;
+          const a = m.get(c);
+          if (a) a.push(l);
+          else m.set(c, [l]);
+        }
+      }
+      labelMaps.set(scope, m);
+    }
+    return m.get(el);
+  }
+
+  function labelledBy(el) {
+    const ids = el.getAttribute('aria-labelledby');
+    if (!ids) return '';
+    const r = el.getRootNode();
+    const parts = [];
+    for (const id of ids.trim().split(/\s+/)) {
+      const t = r.getElementById ? r.getElementById(id) : doc.getElementById(id);
+      if (t) parts.push(t === el ? el.getAttribute('aria-label') || textOf(t, null, 1) : textOf(t, null, 0));
+    }
+    return clean(parts.join(' '));
+  }
+
+  // nameOf computes an accessible name (a practical subset of the W3C
+  // accname algorithm): aria-labelledby, aria-label, the native label,
+  // then the content (for roles named by it), then title and placeholder.
+  function nameOf(el, tag, role, content) {
+    let n = labelledBy(el);
+    if (n) return n;
+    n = el.getAttribute('aria-label');
+    if (n && n.trim()) return clean(n);
+    if (tag === 'input') {
+      const t = el.type;
+      if (t === 'button' || t === 'submit' || t === 'reset') return el.value || (t === 'submit' ? 'Submit' : t === 'reset' ? 'Reset' : '');
+      if (t === 'image') return el.getAttribute('alt') || el.value || 'Submit';
+    }
+    if (/^(input|select|textarea|button|meter|progress)$/.test(tag)) {
+      const ls = labelsOf(el);
+      if (ls) {
+        n = clean(ls.map((l) => textOf(l, el, 0)).join(' '));
+        if (n) return n;
+      }
+    }
+    if (tag === 'img' || tag === 'area') {
+      n = el.getAttribute('alt');
+      if (n && n.trim()) return clean(n);
+    }
+    if (tag === 'fieldset') {
+      const lg = el.querySelector(':scope > legend');
+      if (lg) return clean(textOf(lg, null, 0));
+    }
+    if (!NO_CONTENT_NAME.has(role) && content) return content;
+    n = el.getAttribute('title');
+    if (n && n.trim()) return clean(n);
+    if (role === 'textbox' || role === 'searchbox' || role === 'combobox') {
+      n = el.getAttribute('placeholder') || el.getAttribute('aria-placeholder');
+      if (n && n.trim()) return clean(n);
+    }
+    return '';
+  }
+
+  function states(el, tag, role, active) {
+    const s = [];
+    const A = (n) => el.getAttribute(n);
+    const form = /^(button|input|select|textarea|option|optgroup|fieldset)$/.test(tag);
+    if ((form && el.matches(':disabled')) || A('aria-disabled') === 'true') s.push('disabled');
+    let ch = null;
+    if (tag === 'input' && (el.type === 'checkbox' || el.type === 'radio')) ch = el.indeterminate ? 'mixed' : el.checked ? 'true' : 'false';
+    else if (CHECKABLE.has(role)) ch = A('aria-checked');
+    if (ch === 'true') s.push('checked');
+    else if (ch === 'mixed') s.push('mixed');
+    if (tag === 'option' ? el.selected : A('aria-selected') === 'true') s.push('selected');
+    const ex = tag === 'summary' ? String(!!el.parentElement.open) : A('aria-expanded');
+    if (ex === 'true') s.push('expanded');
+    else if (ex === 'false') s.push('collapsed');
+    const pr = A('aria-pressed');
+    if (pr === 'true') s.push('pressed');
+    else if (pr === 'mixed') s.push('mixed');
+    if ((form && el.required) || A('aria-required') === 'true') s.push('required');
+    if (((tag === 'input' || tag === 'textarea') && el.readOnly && !/^(checkbox|radio|button|submit|reset|range|file|color|image)$/.test(el.type)) || A('aria-readonly') === 'true') s.push('readonly');
+    const inv = A('aria-invalid');
+    if (inv && inv !== 'false') s.push('invalid');
+    if (el === active) s.push('focused');
+    if ((tag === 'select' && el.multiple) || A('aria-multiselectable') === 'true') s.push('multiselectable');
+    const hp = A('aria-haspopup');
+    if (hp && hp !== 'false' && role !== 'combobox') s.push('haspopup');
+    if ((role === 'dialog' || role === 'alertdialog') && (A('aria-modal') === 'true' || (tag === 'dialog' && el.matches(':modal')))) s.push('modal');
+    return s;
+  }
+
+  function valueOf(el, tag, role) {
+    if (tag === 'input') {
+      if (el.type === 'password') return el.value ? '•'.repeat(Math.min(el.value.length, 12)) : '';
+      if (role === 'slider') return el.getAttribute('aria-valuetext') || el.value;
+      return el.value;
+    }
+    if (tag === 'textarea') return el.value;
+    if (tag === 'select') {
+      if (role !== 'combobox') return '';
+      const o = el.selectedOptions;
+      return o && o.length ? o[0].label || o[0].textContent : '';
+    }
+    const vt = el.getAttribute('aria-valuetext') || el.getAttribute('aria-valuenow');
+    if (vt) return vt;
+    if (el.isContentEditable || role === 'textbox' || role === 'searchbox') return el.innerText || el.textContent;
+    return '';
+  }
+
+  function rectOf(r) {
+    return [Math.round(r.x), Math.round(r.y), Math.round(r.width), Math.round(r.height)];
+  }
+
+  function deepActive(start) {
+    let a = start.activeElement;
+    while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+    if (a === doc.body || a === doc.documentElement) a = null;
+    return a;
+  }
+
+  // walkOnce walks start (a document or a shadow root) and returns its
+  // items, and the scroll containers it met when opts.scroll.
+  function walkOnce(start, st0) {
+    labelMaps.clear();
+    const items = [];
+    // buf holds the text of the walk in order: strings, and the markers
+    // OFF/ON around text that names no ancestor (a treeitem's subtree).
+    const buf = [];
+    const containers = [];
+    const scrollers = [];
+    let run = [];
+    let runNode = null;
+    let runSt = null;
+    let hosts = 0;
+    const active = start.nodeType === 11 ? deepActive(start) : deepActive(doc);
+
+    function addNode(node) {
+      els.push(node);
+      return els.length - 1;
+    }
+
+    // joinText joins buf[from:] skipping OFF..ON ranges.
+    function joinText(from) {
+      let s = '';
+      let off = 0;
+      for (let i = from; i < buf.length && s.length < MAXTXT * 2; i++) {
+        const b = buf[i];
+        if (b === OFF) off++;
+        else if (b === ON) off--;
+        else if (off <= 0) s += b;
+      }
+      return cap(clean(s), MAXTXT);
+    }
+
+    function firstText(from, to) {
+      for (let i = from; i < to; i++) {
+        const b = buf[i];
+        if (typeof b === 'string') {
+          const t = clean(b);
+          if (t) return cap(t, 64);
+        }
+      }
+      return '';
+    }
+
+    function ctxOf(it, st) {
+      if (st.g) it.g = st.g;
+      if (st.lm) it.lm = st.lm;
+      if (st.sc.hd) it.hd = st.sc.hd;
+    }
+
+    function flush() {
+      if (!run.length) return;
+      const t = cap(clean(run.join('')), MAXTXT);
+      if (t && /[\p{L}\p{N}]/u.test(t)) {
+        const it = { k: 't', a: t, n: addNode(runNode) };
+        ctxOf(it, runSt);
+        if (opts.vp) {
+          const r = doc.createRange();
+          r.selectNodeContents(runNode);
+          it.b = rectOf(r.getBoundingClientRect());
+        }
+        items.push(it);
+      }
+      run = [];
+      runNode = null;
+      runSt = null;
+    }
+
+    function text(node, st) {
+      const s = node.data;
+      if (st.vh || !s) return;
+      if (!/\S/.test(s)) {
+        buf.push(' ');
+        if (all && run.length) run.push(' ');
+        return;
+      }
+      buf.push(s);
+      if (all && !st.cov) {
+        if (!run.length) {
+          runNode = node;
+          runSt = st;
+        }
+        run.push(s);
+      }
+    }
+
+    function kidsOf(el) {
+      if (el.shadowRoot) return el.shadowRoot.childNodes;
+      if (el.localName === 'slot' && !opts.sub) {
+        const a = el.assignedNodes({ flatten: true });
+        if (a.length) return a;
+      }
+      return el.childNodes;
+    }
+
+    function walkKids(el, st) {
+      const kids = el.nodeType === 1 ? kidsOf(el) : el.childNodes;
+      for (let i = 0; i < kids.length; i++) {
+        const k = kids[i];
+        if (k.nodeType === 1) visit(k, st);
+        else if (k.nodeType === 3) text(k, st);
+      }
+    }
+
+    function child(st, patch) {
+      return Object.assign({}, st, patch);
+    }
+
+    function visit(el, st) {
+      const tag = el.localName;
+      if (SKIP.has(tag)) return;
+      if (el.getAttribute('aria-hidden') === 'true' || el.hasAttribute('inert')) return;
+      const cs = win.getComputedStyle(el);
+      const disp = cs.display;
+      if (disp === 'none') return;
+      const inline = disp.startsWith('inline') || disp === 'contents';
+      const vh = cs.visibility !== 'visible';
+      if (vh !== st.vh) st = child(st, { vh });
+      if (!inline) {
+        flush();
+        buf.push(' ');
+      }
+      if (tag === 'br') {
+        buf.push(' ');
+        if (run.length) run.push(' ');
+        return;
+      }
+      if (opts.scroll && (el.scrollHeight > el.clientHeight + 20 || el.scrollWidth > el.clientWidth + 20) &&
+        el !== doc.documentElement && el !== doc.body) {
+        const oy = cs.overflowY, ox = cs.overflowX;
+        if ((el.scrollHeight > el.clientHeight + 20 && /auto|scroll|overlay/.test(oy)) ||
+          (el.scrollWidth > el.clientWidth + 20 && /auto|scroll|overlay/.test(ox))) scrollers.push(el);
+      }
+      if (tag === 'iframe' || tag === 'frame') {
+        flush();
+        const r = el.getBoundingClientRect();
+        const it = {
+          k: 'f', n: addNode(el), b: rectOf(r),
+          fo: [r.left + el.clientLeft + (parseFloat(cs.paddingLeft) || 0), r.top + el.clientTop + (parseFloat(cs.paddingTop) || 0)],
+        };
+        if (vh || r.width === 0 || r.height === 0) it.hid = 1;
+        ctxOf(it, st);
+        items.push(it);
+        return;
+      }
+      if (tag === 'img' || tag === 'svg') {
+        const alt = tag === 'img' ? el.getAttribute('alt') : (el.querySelector(':scope > title') || {}).textContent;
+        if (alt && !st.vh) buf.push(' ' + alt + ' ');
+      }
+      let role = roleOf(el, tag);
+      if (role === 'hidden') return;
+      const editHost = el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable);
+      const pointer = cs.cursor === 'pointer';
+      let kind = '';
+      if (INTERACTIVE.has(role)) {
+        if (!(role === 'option' && st.ni)) kind = 'e';
+      } else if (editHost && (role === '' || role === 'generic' || role === 'none')) {
+        role = 'textbox';
+        kind = 'e';
+      } else if (el.hasAttribute('tabindex') && !NO_FOCUS_FALLBACK.has(role)) {
+        if (role === '' || role === 'generic' || role === 'none') {
+          role = el.hasAttribute('onclick') || clickSet.has(el) || pointer ? 'clickable' : 'focusable';
+        }
+        kind = 'e';
+      } else if (!st.ii && tag !== 'label' && tag !== 'body' && tag !== 'html' && !NO_FOCUS_FALLBACK.has(role) &&
+        (clickSet.has(el) || el.hasAttribute('onclick') || (pointer && !st.ptr))) {
+        role = 'clickable';
+        kind = 'c';
+      }
+      if (kind && vh) kind = '';
+      if (cs.contentVisibility === 'hidden') {
+        // Its content is skipped (not rendered).
+        if (kind) emit(el, tag, role, kind, st, pointer, true);
+        return;
+      }
+      if (tag === 'details' && !el.open) {
+        // Only the summary of a closed details element is rendered.
+        const sum = el.querySelector(':scope > summary');
+        if (sum) visit(sum, st);
+        return;
+      }
+      if (!el.shadowRoot && hosts < 300 && (tag.includes('-') || (HOST_TAGS.test(tag) && !el.firstElementChild && !el.textContent.trim()))) {
+        // A possible closed shadow root: package tabs looks.
+        const r = tag.includes('-') ? null : el.getBoundingClientRect();
+        if (!r || (r.width > 0 && r.height > 0)) {
+          hosts++;
+          flush();
+          const it = { k: 's', n: addNode(el) };
+          ctxOf(it, st);
+          if (st.ii) it.ii = 1;
+          items.push(it);
+        }
+      }
+      if (kind) {
+        emit(el, tag, role, kind, st, pointer);
+        return;
+      }
+      let ns = st;
+      if (pointer !== !!st.ptr) ns = child(ns, { ptr: pointer });
+      if (CONTAINERS.has(role)) {
+        const ci = containers.length;
+        containers.push([buf.length, -1, el.getAttribute('aria-label') || '']);
+        walkKids(el, child(ns, { ci }));
+        containers[ci][1] = buf.length;
+        if (!inline) flush();
+        return;
+      }
+      if (tag === 'label') ns = child(ns, { cov: true });
+      if (st.ii && NAME_BREAK.has(role)) {
+        buf.push(OFF);
+        walkKids(el, ns);
+        buf.push(ON);
+        return;
+      }
+      if (role === 'heading') {
+        flush();
+        const from = buf.length;
+        const it = { k: 'h', n: addNode(el), r: role };
+        if (all) items.push(it);
+        ctxOf(it, st);
+        walkKids(el, child(ns, { cov: true }));
+        const name = nameOf(el, tag, role, joinText(from));
+        it.a = name;
+        const lv = parseInt(el.getAttribute('aria-level') || (/^h[1-6]$/.test(tag) ? tag[1] : '2'), 10);
+        it.lv = lv > 0 ? lv : 2;
+        if (opts.vp) it.b = rectOf(el.getBoundingClientRect());
+        // As a context, the heading's first text: "History", not
+        // "History[edit]" with the text of the links in it.
+        st.sc.hd = cap(firstText(from, buf.length) || name, 64);
+        buf.push(' ');
+        return;
+      }
+      if (role === 'dialog' || role === 'alertdialog') {
+        flush();
+        const it = { k: 'd', n: addNode(el), r: role };
+        const s = states(el, tag, role, active);
+        if (s.length) it.s = s;
+        if (all) items.push(it);
+        ctxOf(it, st);
+        if (opts.vp) it.b = rectOf(el.getBoundingClientRect());
+        const name = nameOf(el, tag, role, '');
+        it.a = name;
+        walkKids(el, child(ns, { g: 'dialog', lm: name || 'dialog', sc: { hd: '' } }));
+        flush();
+        return;
+      }
+      if (role === 'alert') {
+        flush();
+        const it = { k: 'l', r: role, a: nameOf(el, tag, role, '') };
+        if (all) items.push(it);
+        ctxOf(it, st);
+        walkKids(el, ns);
+        flush();
+        return;
+      }
+      const lw = LANDMARK[role];
+      if (lw) {
+        const name = nameOf(el, tag, role, '');
+        if (role !== 'region' || name) {
+          flush();
+          const g = REGION[role] && st.g !== 'dialog' ? role : st.g;
+          const it = { k: 'l', r: role, a: name };
+          if (all) items.push(it);
+          ctxOf(it, st);
+          walkKids(el, child(ns, { g, lm: name || lw, sc: { hd: '' } }));
+          flush();
+          return;
+        }
+      }
+      if (role === 'list' && all) {
+        flush();
+        let c = 0;
+        for (const k of el.children) if (k.localName === 'li' || k.getAttribute('role') === 'listitem') c++;
+        const it = { k: 'L', r: 'list', c };
+        ctxOf(it, st);
+        items.push(it);
+      }
+      if (role === 'combobox' && el.getAttribute('aria-expanded') !== 'true') ns = child(ns, { ni: true });
+      walkKids(el, ns);
+      if (!inline) {
+        flush();
+        buf.push(' ');
+      }
+    }
+
+    // emit adds an element a person acts on, then walks its subtree (for
+    // its name, and for the elements nested in it).
+    function emit(el, tag, role, kind, st, pointer, skipKids) {
+      flush();
+      const it = { k: 'e', n: addNode(el), r: role };
+      items.push(it);
+      ctxOf(it, st);
+      if (st.ci !== undefined) it.ci = st.ci;
+      if (el === anchor) it.an = 1;
+      const from = buf.length;
+      const mark = items.length;
+      const ns = child(st, {
+        ii: true, cov: true, ptr: pointer,
+        ni: st.ni || (role === 'combobox' && el.getAttribute('aria-expanded') !== 'true'),
+      });
+      if (skipKids) {
+        // nothing rendered inside
+      } else if (tag === 'select' && role === 'listbox') {
+        for (const o of el.options) visit(o, ns);
+      } else if (tag !== 'select' && tag !== 'textarea') {
+        walkKids(el, ns);
+      }
+      const content = role === 'textbox' || role === 'searchbox' ? '' : joinText(from);
+      it.a = cap(nameOf(el, tag, role, content), MAXTXT);
+      const s = states(el, tag, role, active);
+      if (s.length) it.s = s;
+      if (VALUE_ROLES.has(role)) {
+        const v = valueOf(el, tag, role);
+        if (v) it.v = cap(clean(v), MAXTXT);
+      }
+      if (role === 'link') it.u = el.href || el.getAttribute('href') || '';
+      if (opts.vp) it.b = rectOf(el.getBoundingClientRect());
+      if (kind === 'c') {
+        // A wrapper with no name, or whose content is one element that
+        // says the same: that element is the one to act on.
+        const inner = items.slice(mark).filter((x) => x.k === 'e');
+        if (!it.a || (inner.length === 1 && inner[0].a === it.a)) {
+          items.splice(mark - 1, 1);
+          return;
+        }
+      }
+      buf.push(' ');
+    }
+
+    if (start.nodeType === 9) {
+      if (start.documentElement) visit(start.documentElement, st0);
+    } else {
+      walkKids(start, st0);
+    }
+    flush();
+    for (const it of items) {
+      if (it.ci === undefined) continue;
+      const c = containers[it.ci];
+      let t = clean(c[2] || '');
+      if (!t || t === it.a) {
+        t = '';
+        for (let i = c[0]; i < c[1]; i++) {
+          const b = buf[i];
+          if (typeof b !== 'string') continue;
+          const x = cap(clean(b), 64);
+          if (x && x !== it.a) {
+            t = x;
+            break;
+          }
+        }
+      }
+      if (t) it.ct = t;
+      delete it.ci;
+    }
+    return { items, scrollers };
+  }
+
+  function initial() {
+    const st = { g: '', lm: '', sc: { hd: '' }, vh: false };
+    const inh = opts.inh;
+    if (inh) {
+      st.g = inh.g || '';
+      st.lm = inh.lm || '';
+      st.sc.hd = inh.hd || '';
+      if (inh.ii) st.ii = true;
+    }
+    return st;
+  }
+
+  function finish(items, report) {
+    const nodes = [];
+    const ni = [];
+    items.forEach((it, i) => {
+      if (it.k === 'f' || it.k === 's') {
+        ni.push(i);
+        nodes.push(els[it.n]);
+      }
+    });
+    const se = doc.scrollingElement || doc.documentElement;
+    const out = {
+      u: doc.location ? doc.location.href : '', t: doc.title || '',
+      vw: win.innerWidth, vh: win.innerHeight, sx: win.scrollX, sy: win.scrollY,
+      sw: se ? se.scrollWidth : 0, sh: se ? se.scrollHeight : 0,
+      items, ni,
+    };
+    if (report) out.sc = report;
+    out.ms = performance.now() - T0;
+    return [JSON.stringify(out), nodes];
+  }
+
+  if (!opts.scroll) return finish(walkOnce(root, initial()).items);
+  return scrollAll();
+
+  // scrollAll scrolls every scroll container through its content, walking
+  // after each step, and merges the walks: an item new in a walk goes after
+  // the item before it in that walk. Items whose node is gone at the end
+  // (a virtualised list dropped it) get the state "offscreen".
+  async function scrollAll() {
+    const o = opts.scroll === true ? {} : opts.scroll;
+    const deadline = Date.now() + (o.ms || 10000);
+    const maxSteps = o.steps || 200;
+    const first = walkOnce(root, initial());
+    const key = (it) => (it.n === undefined ? null : els[it.n]);
+    // A linked list of the merged items, and the entry of each node.
+    const head = { next: null };
+    const entry = new Map();
+    let tail = head;
+    for (const it of first.items) {
+      const e = { it, next: null };
+      tail.next = e;
+      tail = e;
+      const k = key(it);
+      if (k) entry.set(k, e);
+    }
+    const report = { containers: 0, complete: 0, steps: 0, found: 0, timedOut: false };
+    const merge = (items) => {
+      let cur = head;
+      for (const it of items) {
+        const k = key(it);
+        if (!k) continue;
+        const e = entry.get(k);
+        if (e) {
+          e.it = it;
+          cur = e;
+          continue;
+        }
+        const ne = { it, next: cur.next };
+        cur.next = ne;
+        cur = ne;
+        entry.set(k, ne);
+        if (it.k === 'e') report.found++;
+      }
+    };
+    const settle = () => new Promise((res) => {
+      let done = false;
+      const fin = () => { if (!done) { done = true; res(); } };
+      requestAnimationFrame(() => requestAnimationFrame(fin));
+      setTimeout(fin, 120);
+    });
+    const sleep = (ms) => new Promise((res) => setTimeout(res, ms));
+    const page = doc.scrollingElement || doc.documentElement;
+    const list = [page, ...first.scrollers];
+    const saved = list.map((el) => [el, el.scrollLeft, el.scrollTop]);
+    for (const sc of list) {
+      const vertical = sc.scrollHeight > sc.clientHeight + 20;
+      const horizontal = !vertical && sc.scrollWidth > sc.clientWidth + 20;
+      if (!vertical && !horizontal) continue;
+      report.containers++;
+      let steps = 0;
+      let complete = false;
+      while (steps < maxSteps) {
+        if (Date.now() > deadline) {
+          report.timedOut = true;
+          break;
+        }
+        const before = vertical ? sc.scrollTop : sc.scrollLeft;
+        const size = vertical ? sc.scrollHeight : sc.scrollWidth;
+        const by = Math.max(40, Math.floor((vertical ? sc.clientHeight : sc.clientWidth) * 0.85));
+        if (vertical) sc.scrollTop = before + by;
+        else sc.scrollLeft = before + by;
+        await settle();
+        const after = vertical ? sc.scrollTop : sc.scrollLeft;
+        if (after <= before) {
+          // At the end: an infinite list may load more.
+          await sleep(400);
+          if ((vertical ? sc.scrollHeight : sc.scrollWidth) > size) continue;
+          complete = true;
+          break;
+        }
+        steps++;
+        report.steps++;
+        merge(walkOnce(root, initial()).items);
+      }
+      if (complete) report.complete++;
+    }
+    for (let i = saved.length - 1; i >= 0; i--) {
+      const [el, x, y] = saved[i];
+      el.scrollLeft = x;
+      el.scrollTop = y;
+    }
+    await settle();
+    merge(walkOnce(root, initial()).items);
+    const items = [];
+    for (let e = head.next; e; e = e.next) {
+      const it = e.it;
+      const k = key(it);
+      if (k && !k.isConnected && it.k === 'e') {
+        it.s = (it.s || []).concat('offscreen');
+        delete it.b;
+      }
+      items.push(it);
+    }
+    return finish(items, report);
+  }
+}

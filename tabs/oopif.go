@@ -1,0 +1,300 @@
+package tabs
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+
+	"github.com/tabpilot/tabpilot/tabs/observe"
+)
+
+// obsState is a tab's observation state beside its numbering (tab.go):
+// the sessions of its out-of-process iframes, the isolated worlds the
+// walker runs in, whether a top-level navigation is under way, and the
+// element last acted on.
+type obsState struct {
+	once sync.Once
+
+	mu sync.Mutex
+	// oopifs are the attached out-of-process iframe targets, by target
+	// id (which is the frame id of their top frame).
+	oopifs map[target.ID]*oopif
+	// worlds are the walker's isolated worlds, by session, frame and
+	// document.
+	worlds map[worldKey]runtime.ExecutionContextID
+	// navPending is set when the top frame starts a cross-document
+	// navigation, and cleared when it commits or stops.
+	navPending bool
+	navSignal  chan struct{}
+	// lastActed is the element the latest action by number resolved.
+	lastActed observe.Ref
+}
+
+// oopif is an attached out-of-process iframe target.
+type oopif struct {
+	cancel context.CancelFunc
+	t      *chromedp.Target
+	// parent is the session of the frame that holds its iframe (the page's
+	// target or another oopif's), and parentFrame that frame's id.
+	parent      *chromedp.Target
+	parentFrame cdp.FrameID
+}
+
+type worldKey struct {
+	session target.SessionID
+	frame   cdp.FrameID
+	loader  cdp.LoaderID
+}
+
+// observeSetup installs the tab's observation listener, once.
+func (t *Tab) observeSetup() {
+	t.ob.once.Do(func() {
+		t.ob.mu.Lock()
+		t.ob.navSignal = make(chan struct{})
+		t.ob.mu.Unlock()
+		if err := chromedp.Listen(t.ctx, t.onObserveEvent); err != nil {
+			t.sup.log.Warn("observe listener", "tab", t.name, "err", err)
+		}
+	})
+}
+
+// onObserveEvent tracks top-level navigations (Page.frameStartedNavigating,
+// Page.frameRequestedNavigation, the document request, Page.frameNavigated,
+// Page.frameStoppedLoading). It runs in chromedp's read loop: it returns
+// fast and calls no CDP.
+func (t *Tab) onObserveEvent(ev any) {
+	main := cdp.FrameID(t.targetID)
+	pending := -1 // -1 no change, 0 clear, 1 set
+	switch ev := ev.(type) {
+	case *page.EventFrameStartedNavigating:
+		if ev.FrameID == main {
+			switch ev.NavigationType {
+			case page.FrameStartedNavigatingNavigationTypeSameDocument, page.FrameStartedNavigatingNavigationTypeHistorySameDocument:
+			default:
+				pending = 1
+			}
+		}
+	case *page.EventFrameRequestedNavigation:
+		if ev.FrameID == main && ev.Disposition == page.ClientNavigationDispositionCurrentTab {
+			pending = 1
+		}
+	case *network.EventRequestWillBeSent:
+		if ev.Type == network.ResourceTypeDocument && ev.FrameID == main && ev.DocumentURL == ev.Request.URL {
+			pending = 1
+		}
+	case *page.EventFrameNavigated:
+		if ev.Frame != nil && ev.Frame.ParentID == "" {
+			pending = 0
+		}
+	case *page.EventFrameStoppedLoading:
+		if ev.FrameID == main {
+			pending = 0
+		}
+	}
+	if pending < 0 {
+		return
+	}
+	t.ob.mu.Lock()
+	if t.ob.navPending != (pending == 1) {
+		t.ob.navPending = pending == 1
+		close(t.ob.navSignal)
+		t.ob.navSignal = make(chan struct{})
+	}
+	t.ob.mu.Unlock()
+}
+
+// navWait is how long resolving a number waits for a top-level
+// navigation that has started to commit (or stop) before it decides.
+const navWait = 3 * time.Second
+
+// resolveNumber resolves an element number from the tab's observations to
+// its node: DOM.resolveNode by backend node id on the session of the
+// node's frame (the page's, or an out-of-process iframe's). While a
+// top-level navigation is under way it waits (up to navWait) for it to
+// commit, so a number from the page being left is never used on it.
+// Errors: stale_element when the number was never given, its page
+// navigated, its frame or node is gone.
+func (t *Tab) resolveNumber(ctx context.Context, id int) (*element, error) {
+	deadline := time.Now().Add(navWait)
+	for {
+		t.ob.mu.Lock()
+		pending, sig := t.ob.navPending, t.ob.navSignal
+		t.ob.mu.Unlock()
+		if !pending || sig == nil || time.Now().After(deadline) {
+			break
+		}
+		select {
+		case <-sig:
+		case <-ctx.Done():
+			return nil, cdpErr("resolve element", ctx.Err())
+		case <-time.After(time.Until(deadline)):
+		}
+	}
+	t.mu.Lock()
+	ref, ok := t.num.Lookup(id)
+	t.mu.Unlock()
+	if !ok {
+		return nil, &Error{Code: CodeStaleElement, Msg: fmt.Sprintf("element %d is not in the current observation (the page navigated, or the number was never given); observe again", id), Err: ErrStale}
+	}
+	t.ob.mu.Lock()
+	pending := t.ob.navPending
+	t.ob.mu.Unlock()
+	if pending {
+		return nil, &Error{Code: CodeStaleElement, Msg: fmt.Sprintf("element %d belongs to the page being navigated away from; wait for the new page and observe again", id), Err: ErrStale}
+	}
+	sess := t.sessionFor(ref)
+	if sess == nil {
+		return nil, &Error{Code: CodeStaleElement, Msg: fmt.Sprintf("element %d was in a frame that is gone; observe again", id), Err: ErrStale}
+	}
+	res, err := cdp.Call(ctx, sess, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: ref.BackendNodeID})
+	if err != nil && ctx.Err() != nil {
+		return nil, cdpErr("resolve element", err)
+	}
+	if err != nil || res.Object == nil || res.Object.ObjectID == "" {
+		return nil, &Error{Code: CodeStaleElement, Msg: fmt.Sprintf("element %d is gone from the page; observe again", id), Err: ErrStale}
+	}
+	el := &element{obj: res.Object.ObjectID, desc: fmt.Sprintf("element %d", id), number: id, backend: ref.BackendNodeID}
+	if sess != t.target {
+		el.sess = sess
+	}
+	t.ob.mu.Lock()
+	t.ob.lastActed = ref
+	t.ob.mu.Unlock()
+	return el, nil
+}
+
+// sessionFor returns the CDP session of a Ref's frame: the page's target,
+// or the out-of-process iframe's; nil when that iframe is gone.
+func (t *Tab) sessionFor(ref observe.Ref) *chromedp.Target {
+	if ref.Session == "" {
+		return t.target
+	}
+	t.ob.mu.Lock()
+	defer t.ob.mu.Unlock()
+	for _, o := range t.ob.oopifs {
+		if string(o.t.SessionID) == ref.Session {
+			return o.t
+		}
+	}
+	return nil
+}
+
+// sessionOf returns the session an element's remote object lives in.
+func (t *Tab) sessionOf(el *element) *chromedp.Target {
+	if el != nil && el.sess != nil {
+		return el.sess
+	}
+	return t.target
+}
+
+// contentQuads returns an element's content quads (DOM.getContentQuads)
+// in top-level viewport CSS pixels: the quads of an element in an
+// out-of-process iframe are relative to that frame's viewport, so they are
+// offset by the iframe's content box, and its parents', in turn.
+func (t *Tab) contentQuads(ctx context.Context, el *element) (dom.GetContentQuadsResult, error) {
+	q, err := cdp.Call(ctx, t.sessionOf(el), dom.GetContentQuads, dom.GetContentQuadsParams{ObjectID: el.obj})
+	if err != nil || el.sess == nil {
+		return q, err
+	}
+	dx, dy, err := t.frameOrigin(ctx, el.sess)
+	if err != nil {
+		return q, err
+	}
+	for _, quad := range q.Quads {
+		for i := 0; i+1 < len(quad); i += 2 {
+			quad[i] += dx
+			quad[i+1] += dy
+		}
+	}
+	return q, nil
+}
+
+// frameOrigin returns where the viewport of an out-of-process iframe's
+// target starts in the top-level viewport: the content box of its
+// <iframe> (DOM.getFrameOwner, DOM.getBoxModel in the parent), plus the
+// parent's own origin when the parent is out of process too.
+func (t *Tab) frameOrigin(ctx context.Context, s *chromedp.Target) (float64, float64, error) {
+	var x, y float64
+	for depth := 0; s != nil && s != t.target && depth < 16; depth++ {
+		t.ob.mu.Lock()
+		o := t.ob.oopifs[s.TargetID]
+		t.ob.mu.Unlock()
+		if o == nil {
+			return 0, 0, &Error{Code: CodeStaleElement, Msg: "the element's frame is gone; observe again", Err: ErrStale}
+		}
+		owner, err := cdp.Call(ctx, o.parent, dom.GetFrameOwner, dom.GetFrameOwnerParams{FrameID: cdp.FrameID(s.TargetID)})
+		if err != nil {
+			return 0, 0, cdpErr("find the frame's iframe", err)
+		}
+		bm, err := cdp.Call(ctx, o.parent, dom.GetBoxModel, dom.GetBoxModelParams{BackendNodeID: owner.BackendNodeID})
+		if err != nil || bm.Model == nil || len(bm.Model.Content) < 2 {
+			return 0, 0, &Error{Code: CodeNotActionable, Msg: "the element's frame has no layout box (hidden)"}
+		}
+		x += bm.Model.Content[0]
+		y += bm.Model.Content[1]
+		s = o.parent
+	}
+	return x, y, nil
+}
+
+// attachFrame returns the session of an out-of-process iframe target,
+// attaching to it (a chromedp context under the tab's, detached, never
+// closed, when the tab ends or the iframe goes) the first time.
+func (t *Tab) attachFrame(ctx context.Context, ti *target.Info, parent *chromedp.Target) (*oopif, error) {
+	t.ob.mu.Lock()
+	if o := t.ob.oopifs[ti.TargetID]; o != nil {
+		o.parent, o.parentFrame = parent, ti.ParentFrameID
+		t.ob.mu.Unlock()
+		return o, nil
+	}
+	t.ob.mu.Unlock()
+	// The first Do binds the context's life: it has none of ctx's
+	// deadline, and ctx only bounds the wait.
+	fctx, cancel := chromedp.NewContext(t.ctx, chromedp.WithTargetID(ti.TargetID), chromedp.WithDetachOnCancel())
+	done := make(chan error, 1)
+	go func() { done <- chromedp.Do(fctx) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			go cancel()
+			return nil, fmt.Errorf("attach to iframe %s: %w", ti.URL, err)
+		}
+	case <-ctx.Done():
+		go func() { <-done; cancel() }()
+		return nil, ctx.Err()
+	}
+	o := &oopif{cancel: cancel, t: chromedp.FromContext(fctx).Target, parent: parent, parentFrame: ti.ParentFrameID}
+	t.ob.mu.Lock()
+	if t.ob.oopifs == nil {
+		t.ob.oopifs = map[target.ID]*oopif{}
+	}
+	if old := t.ob.oopifs[ti.TargetID]; old != nil {
+		t.ob.mu.Unlock()
+		go cancel()
+		return old, nil
+	}
+	t.ob.oopifs[ti.TargetID] = o
+	t.ob.mu.Unlock()
+	return o, nil
+}
+
+// dropFrames detaches from the out-of-process iframes not in live.
+func (t *Tab) dropFrames(live map[target.ID]bool) {
+	t.ob.mu.Lock()
+	defer t.ob.mu.Unlock()
+	for id, o := range t.ob.oopifs {
+		if !live[id] {
+			delete(t.ob.oopifs, id)
+			go o.cancel()
+		}
+	}
+}

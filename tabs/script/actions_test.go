@@ -1,0 +1,636 @@
+package script_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tabpilot/tabpilot/tabs"
+	"github.com/tabpilot/tabpilot/tabs/script"
+)
+
+// pages serves testdata/pages under /pages/ and the dynamic routes the
+// tests need, for one test.
+func pages(t *testing.T) string {
+	t.Helper()
+	mux := http.NewServeMux()
+	mux.Handle("/pages/", http.StripPrefix("/pages/", http.FileServer(http.Dir("testdata/pages"))))
+	mux.HandleFunc("/popup-target", func(w http.ResponseWriter, r *http.Request) {
+		http.ServeFile(w, r, "testdata/pages/popup-target.html")
+	})
+	mux.HandleFunc("/file/report.txt", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/octet-stream")
+		w.Header().Set("Content-Disposition", `attachment; filename="report.txt"`)
+		fmt.Fprint(w, "quarterly numbers\n")
+	})
+	mux.HandleFunc("/file/data.csv", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/csv")
+		fmt.Fprint(w, "a,b\n1,2\n")
+	})
+	mux.HandleFunc("/api/data", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("X-Test", "yes")
+		w.WriteHeader(http.StatusCreated)
+		fmt.Fprintf(w, `{"items":["a","b"],"method":%q}`, r.Method)
+	})
+	mux.HandleFunc("/slow.png", func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(300 * time.Millisecond)
+		http.NotFound(w, r)
+	})
+	mux.HandleFunc("/echo", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `<!doctype html><title>Echo</title><p id=out>agent-id=%s ua=%s</p>`, r.Header.Get("X-Agent-Id"), r.Header.Get("User-Agent"))
+	})
+	mux.HandleFunc("/alert-on-load", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Welcome</title><script>alert('welcome aboard')</script><p id=out>loaded</p>`)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// openAt opens a tab named after the test at url with o's options.
+func openAt(t *testing.T, url string, o tabs.OpenOptions) string {
+	t.Helper()
+	name := strings.ReplaceAll(t.Name(), "/", "-")
+	o.Name, o.URL = name, url
+	if o.WaitUntil == "" {
+		o.WaitUntil = "load"
+	}
+	if _, err := sup.Open(context.Background(), o); err != nil {
+		t.Fatalf("open %s: %v", url, err)
+	}
+	t.Cleanup(func() { sup.Close(context.Background(), name, false, 0) })
+	return name
+}
+
+// run runs code on the tab name.
+func run(t *testing.T, name, code string, timeout time.Duration) (*script.Output, error) {
+	t.Helper()
+	s := script.New(code, nil)
+	err := sup.Run(context.Background(), name, timeout, s)
+	return s.Output(), err
+}
+
+// result runs code and returns its one text output, failing the test on
+// an error.
+func result(t *testing.T, name, code string) string {
+	t.Helper()
+	out, err := run(t, name, code, 20*time.Second)
+	if err != nil {
+		t.Fatalf("run: %v (%s)\ncode: %s", err, tabs.CodeOf(err), code)
+	}
+	got := texts(out)
+	if len(got) != 1 {
+		t.Fatalf("outputs = %q, want one", got)
+	}
+	return got[0]
+}
+
+// pageText returns the text of #id in the tab's page.
+func pageText(t *testing.T, name, id string) string {
+	t.Helper()
+	return result(t, name, fmt.Sprintf(`return await tab.evaluate(() => document.getElementById(%q).textContent)`, id))
+}
+
+func TestHoverMenu(t *testing.T) {
+	t.Parallel()
+	name := openAt(t, pages(t)+"/pages/hover.html", tabs.OpenOptions{})
+	// The submenu shows only while the pointer is over "Products".
+	out, err := run(t, name, `await tab.click('text/Laptops', {timeout: 500})`, 10*time.Second)
+	if tabs.CodeOf(err) != tabs.CodeNotActionable || !strings.Contains(err.Error(), "not visible") {
+		t.Fatalf("click on a hidden menu item: %v (%s), want not_actionable, not visible; out %q", err, tabs.CodeOf(err), texts(out))
+	}
+	if got := pageText(t, name, "out"); got != "picked nothing" {
+		t.Fatalf("after the refused click the page says %q", got)
+	}
+	result(t, name, `await tab.hover('text/Products'); await tab.click('text/Laptops'); return 'ok'`)
+	if got := pageText(t, name, "out"); got != "picked Laptops" {
+		t.Fatalf("page says %q, want picked Laptops", got)
+	}
+	// A mouseenter menu with a close delay.
+	result(t, name, `await tab.hover('#account'); await tab.click('#logout'); return 'ok'`)
+	if got := pageText(t, name, "out"); got != "picked Log out" {
+		t.Fatalf("page says %q, want picked Log out", got)
+	}
+}
+
+func TestCookieBannerCoversButton(t *testing.T) {
+	t.Parallel()
+	name := openAt(t, pages(t)+"/pages/banner.html", tabs.OpenOptions{})
+	_, err := run(t, name, `await tab.click('#buy', {timeout: 800})`, 10*time.Second)
+	if tabs.CodeOf(err) != tabs.CodeNotActionable || !strings.Contains(err.Error(), "div#cookie-banner") {
+		t.Fatalf("click under the banner: %v (%s), want not_actionable naming div#cookie-banner", err, tabs.CodeOf(err))
+	}
+	if got := pageText(t, name, "out"); got != "not bought" {
+		t.Fatalf("the covered click went through: %q", got)
+	}
+	result(t, name, `await tab.click('text/Accept all'); await tab.click('#buy'); return 'ok'`)
+	if got := pageText(t, name, "out"); got != "bought" {
+		t.Fatalf("page says %q, want bought", got)
+	}
+	// clickAt with a screenshot's image coordinates.
+	got := result(t, name, `
+await tab.evaluate(() => { document.getElementById('out').textContent = 'not bought'; });
+const shot = await tab.screenshot({silent: true});
+const b = await tab.evaluate(() => { const r = document.getElementById('buy').getBoundingClientRect(); return {x: r.left + r.width / 2, y: r.top + r.height / 2}; });
+const r = await tab.clickAt(b.x * shot.scale, b.y * shot.scale, {screenshot: shot.id});
+const said = await tab.evaluate(() => document.getElementById('out').textContent);
+await tab.goto(await tab.url());
+let code = '';
+try { await tab.clickAt(10, 10, {screenshot: shot.id}); } catch (e) { code = e.code; }
+return [r.element, said, code].join('|');`)
+	if got != `button#buy "Buy now"|bought|stale_element` {
+		t.Fatalf("clickAt: %q", got)
+	}
+}
+
+func TestVirtualisedList(t *testing.T) {
+	t.Parallel()
+	name := openAt(t, pages(t)+"/pages/virtual.html", tabs.OpenOptions{})
+	got := result(t, name, `
+const has = () => tab.evaluate(() => [...document.querySelectorAll('.row')].some(r => r.textContent === 'Item 237'));
+assert(!(await has()), 'row 537 exists before scrolling');
+let pos;
+for (let i = 0; i < 120 && !(await has()); i++) pos = await tab.scroll(0, 250, {selector: '#list'});
+assert(pos.y > 6000, 'list scrolled to ' + JSON.stringify(pos));
+await tab.click('text/Item 237');
+return await tab.evaluate(() => document.getElementById('out').textContent);
+`)
+	if got != "picked Item 237" {
+		t.Fatalf("page says %q, want picked Item 237", got)
+	}
+}
+
+func TestDateInput(t *testing.T) {
+	t.Parallel()
+	name := openAt(t, pages(t)+"/pages/date.html", tabs.OpenOptions{})
+	result(t, name, `await tab.fill('#d', '2024-03-15'); await tab.fill('text/Time', '09:30'); return 'ok'`)
+	if got := pageText(t, name, "out"); got != "date: 2024-03-15 09:30" {
+		t.Fatalf("page says %q", got)
+	}
+	_, err := run(t, name, `await tab.type('#d', '2024-01-01')`, 10*time.Second)
+	if tabs.CodeOf(err) != tabs.CodeNotActionable || !strings.Contains(err.Error(), "use fill") {
+		t.Fatalf("type into a date: %v, want not_actionable saying use fill", err)
+	}
+	_, err = run(t, name, `await tab.fill('#d', '15/03/2024')`, 10*time.Second)
+	if tabs.CodeOf(err) != tabs.CodeNotActionable {
+		t.Fatalf("fill a malformed date: %v, want not_actionable", err)
+	}
+}
+
+func TestSelectNativeAndCustom(t *testing.T) {
+	t.Parallel()
+	name := openAt(t, pages(t)+"/pages/select.html", tabs.OpenOptions{})
+	got := result(t, name, `
+const a = await tab.select('#size', 'Large');
+const b = await tab.select('text/Colours', 'Red', 'b');
+return JSON.stringify([a.selected, a.values, b.selected]);`)
+	if got != `[["Large"],["l"],["Red","Blue"]]` {
+		t.Fatalf("select results %s", got)
+	}
+	if got := pageText(t, name, "out"); got != "size=l colours=r+b fruit=none city=none" {
+		t.Fatalf("page says %q", got)
+	}
+	// A value that matches no option is an error naming it; nothing changes.
+	_, err := run(t, name, `await tab.select('#size', 'Medium', 'Huge')`, 10*time.Second)
+	if tabs.CodeOf(err) != tabs.CodeElementNotFound || !strings.Contains(err.Error(), `"Huge"`) || !strings.Contains(err.Error(), `"Medium"`) {
+		t.Fatalf("select Huge: %v (%s)", err, tabs.CodeOf(err))
+	}
+	_, err = run(t, name, `await tab.select('#size', 'Extra large')`, 10*time.Second)
+	if tabs.CodeOf(err) != tabs.CodeNotActionable || !strings.Contains(err.Error(), "disabled") {
+		t.Fatalf("select a disabled option: %v", err)
+	}
+	_, err = run(t, name, `await tab.select('#size', 'Small', 'Medium')`, 10*time.Second)
+	if tabs.CodeOf(err) != tabs.CodeNotActionable {
+		t.Fatalf("two values on a single select: %v", err)
+	}
+	if got := pageText(t, name, "out"); got != "size=l colours=r+b fruit=none city=none" {
+		t.Fatalf("a failed select changed the page: %q", got)
+	}
+
+	// The custom combobox: by label, then by value.
+	got = result(t, name, `const r = await tab.select('#fruit', 'Banana'); return r.selected.join()`)
+	if got != "Banana" {
+		t.Fatalf("custom select returned %q", got)
+	}
+	if got := pageText(t, name, "out"); got != "size=l colours=r+b fruit=banana city=none" {
+		t.Fatalf("page says %q", got)
+	}
+	result(t, name, `await tab.select('aria/Fruit[role="combobox"]', 'kiwi-gold'); return 'ok'`)
+	if got := pageText(t, name, "out"); got != "size=l colours=r+b fruit=kiwi-gold city=none" {
+		t.Fatalf("select by value: page says %q", got)
+	}
+	_, err = run(t, name, `await tab.select('#fruit', 'Durian')`, 10*time.Second)
+	if tabs.CodeOf(err) != tabs.CodeElementNotFound || !strings.Contains(err.Error(), `"Durian"`) || !strings.Contains(err.Error(), `"Golden kiwi"`) {
+		t.Fatalf("select Durian: %v", err)
+	}
+	got = result(t, name, `return [await tab.evaluate(() => document.getElementById('fruit-list').hidden), await tab.evaluate(() => document.getElementById('out').textContent)].join('|')`)
+	if got != "true|size=l colours=r+b fruit=kiwi-gold city=none" {
+		t.Fatalf("after a failed custom select: %q, want the list closed and nothing changed", got)
+	}
+	// A combobox whose options appear as you type.
+	result(t, name, `await tab.select('#city', 'Lisbon'); return 'ok'`)
+	if got := pageText(t, name, "out"); got != "size=l colours=r+b fruit=kiwi-gold city=Lisbon" {
+		t.Fatalf("autocomplete select: page says %q", got)
+	}
+}
+
+func TestEditorsKeepTypedText(t *testing.T) {
+	t.Parallel()
+	name := openAt(t, pages(t)+"/pages/editor.html", tabs.OpenOptions{})
+	result(t, name, `await tab.type('#ed', 'Hello'); await tab.type('#ed', ' world'); return 'ok'`)
+	if got := pageText(t, name, "model"); got != "model: Hello world" {
+		t.Fatalf("editor model after type: %q", got)
+	}
+	result(t, name, `await tab.fill('#ed', 'Bye'); return 'ok'`)
+	if got := pageText(t, name, "model"); got != "model: Bye" {
+		t.Fatalf("editor model after fill: %q", got)
+	}
+	result(t, name, `await tab.fill('text/Name', 'Ada'); await tab.type('#r', ' L'); return 'ok'`)
+	if got := pageText(t, name, "state"); got != "state: Ada L" {
+		t.Fatalf("controlled input state: %q", got)
+	}
+	// An edit the page rejects is reported, never taken for success.
+	_, err := run(t, name, `await tab.type('#reject', 'x')`, 10*time.Second)
+	if tabs.CodeOf(err) != tabs.CodeNotActionable || !strings.Contains(err.Error(), "no effect") {
+		t.Fatalf("type into a rejecting field: %v", err)
+	}
+	_, err = run(t, name, `await tab.fill('#reject', 'x')`, 10*time.Second)
+	if tabs.CodeOf(err) != tabs.CodeNotActionable {
+		t.Fatalf("fill a rejecting field: %v", err)
+	}
+}
+
+func TestNestedScrollForm(t *testing.T) {
+	t.Parallel()
+	name := openAt(t, pages(t)+"/pages/nested.html", tabs.OpenOptions{})
+	result(t, name, `await tab.fill('#email', 'ada@example.com'); await tab.click('text/Send'); return 'ok'`)
+	if got := pageText(t, name, "out"); got != "sent ada@example.com" {
+		t.Fatalf("page says %q", got)
+	}
+	got := result(t, name, `await tab.scrollIntoView('#out'); return await tab.evaluate(() => { const r = document.getElementById('out').getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight; })`)
+	if got != "true" {
+		t.Fatalf("scrollIntoView left #out outside the viewport")
+	}
+}
+
+func TestSelectorEngines(t *testing.T) {
+	t.Parallel()
+	name := openAt(t, pages(t)+"/pages/selectors.html", tabs.OpenOptions{})
+	for _, c := range []struct{ sel, want string }{
+		{"text/Continue", "enabled"},
+		{"p-text/continue to", "continue to checkout"},
+		{"pierce/#inner-btn", "shadow"},
+		{"p-pierce/#inner-btn", "shadow"},
+		{`aria/Save draft[role="button"]`, "aria"},
+		{`p-aria/Save draft`, "aria"},
+		{`xpath///button[text()="Exact words"]`, "xpath"},
+		{`p-xpath///button[contains(., "checkout")]`, "continue to checkout"},
+		{`css/button[aria-label="Save draft"]`, "aria"},
+		{"text/Shadow button", "shadow"},
+	} {
+		got := result(t, name, fmt.Sprintf(`await tab.evaluate(() => document.getElementById('out').textContent = 'nothing'); await tab.click(%q); return await tab.evaluate(() => document.getElementById('out').textContent)`, c.sel))
+		if got != c.want {
+			t.Errorf("click %s: page says %q, want %q", c.sel, got, c.want)
+		}
+	}
+	for _, sel := range []string{"foo/bar", "p-bogus/x", "xpath///button[", "text/"} {
+		_, err := run(t, name, fmt.Sprintf(`await tab.click(%q)`, sel), 5*time.Second)
+		if tabs.CodeOf(err) != tabs.CodeBadRequest {
+			t.Errorf("click %q: %v (%s), want bad_request", sel, err, tabs.CodeOf(err))
+		}
+	}
+}
+
+func TestDialogs(t *testing.T) {
+	t.Parallel()
+	base := pages(t)
+	name := openAt(t, base+"/pages/dialogs.html", tabs.OpenOptions{})
+	// No policy: the action returns with the dialog pending, and the script
+	// handles it.
+	got := result(t, name, `
+const r = await tab.click('#prompt');
+assert(r.dialog && r.dialog.type === 'prompt', JSON.stringify(r));
+const d = tab.dialog();
+await tab.acceptDialog('Ada');
+return [d.type, d.message, d.defaultValue, tab.dialog()].join('|');`)
+	if got != "prompt|Your name?|anon|" {
+		t.Fatalf("dialog seen by the script: %q", got)
+	}
+	if got := pageText(t, name, "out"); got != "name: Ada" {
+		t.Fatalf("page says %q", got)
+	}
+	// A dialog left open is reported, and observe reports it without
+	// hanging; the next run closes it.
+	out, err := run(t, name, `await tab.click('#confirm'); return 'clicked'`, 10*time.Second)
+	if err != nil || out.PendingDialog == nil || out.PendingDialog.Message != "Delete it?" {
+		t.Fatalf("pending dialog: err %v, %+v", err, out.PendingDialog)
+	}
+	_, err = run(t, name, `await tab.observe()`, 10*time.Second)
+	if tabs.CodeOf(err) != tabs.CodeNotActionable || !strings.Contains(err.Error(), "Delete it?") {
+		t.Fatalf("observe with a dialog open: %v", err)
+	}
+	result(t, name, `await tab.dismissDialog(); return 'ok'`)
+	if got := pageText(t, name, "out"); got != "kept" {
+		t.Fatalf("page says %q, want kept", got)
+	}
+	// goto a page that alerts while loading returns with the dialog pending.
+	got = result(t, name, fmt.Sprintf(`const r = await tab.goto(%q); const d = tab.dialog(); await tab.acceptDialog(); return [r.dialog.type, d.message, await tab.title()].join('|')`, base+"/alert-on-load"))
+	if got != "alert|welcome aboard|Welcome" {
+		t.Fatalf("goto with an alert: %q", got)
+	}
+	// beforeunload: the navigation waits for the script's answer.
+	got = result(t, name, fmt.Sprintf(`
+await tab.goto(%[1]q);
+await tab.click('#arm');
+const r = await tab.goto(%[2]q);
+assert(r.dialog && r.dialog.type === 'beforeunload', JSON.stringify(r));
+await tab.acceptDialog();
+return await tab.waitForUrl(%[2]q);`, base+"/pages/dialogs.html", base+"/pages/landing.html"))
+	if got != base+"/pages/landing.html" {
+		t.Fatalf("after beforeunload: %q", got)
+	}
+
+}
+
+func TestDialogPolicy(t *testing.T) {
+	t.Parallel()
+	base := pages(t)
+	name := openAt(t, base+"/pages/dialogs.html", tabs.OpenOptions{Dialogs: "accept"})
+	out, err := run(t, name, fmt.Sprintf(`
+await tab.click('#confirm');
+await tab.click('#alert');
+await tab.click('#prompt');
+await tab.click('#arm');
+await tab.goto(%q);
+return await tab.title();`, base+"/pages/landing.html"), 20*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := texts(out); len(got) != 1 || got[0] != "Landing" {
+		t.Fatalf("outputs %q", got)
+	}
+	var kinds []string
+	for _, d := range out.Dialogs {
+		kinds = append(kinds, d.Type+":"+d.Message+":"+d.Handled)
+	}
+	want := []string{"confirm:Delete it?:accepted", "alert:Saved!:accepted", "prompt:Your name?:accepted", "beforeunload::accepted"}
+	if strings.Join(kinds, ",") != strings.Join(want, ",") {
+		t.Fatalf("handled dialogs %q, want %q", kinds, want)
+	}
+	if out.PendingDialog != nil {
+		t.Fatalf("pending dialog %+v under a policy", out.PendingDialog)
+	}
+}
+
+func TestPopupsAndDownloads(t *testing.T) {
+	t.Parallel()
+	base := pages(t)
+	name := openAt(t, base+"/pages/popups.html", tabs.OpenOptions{})
+	out, err := run(t, name, `
+const [p1] = await Promise.all([tab.waitForPopup(), tab.click('#open')]);
+const [p2] = await Promise.all([tab.waitForPopup(), tab.click('text/New tab link')]);
+const [d1] = await Promise.all([tab.waitForDownload(), tab.click('#dl')]);
+const [d2] = await Promise.all([tab.waitForDownload(), tab.click('text/Export')]);
+return {p: [p1.name, p2.name], d: [d1, d2]};`, 20*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		P []string
+		D []tabs.Download
+	}
+	if err := json.Unmarshal([]byte(texts(out)[0]), &res); err != nil {
+		t.Fatal(err)
+	}
+	wantPopups := []string{name + "-popup-1", name + "-popup-2"}
+	if !slices.Equal(res.P, wantPopups) {
+		t.Fatalf("popups %q, want %q", res.P, wantPopups)
+	}
+	for _, p := range wantPopups {
+		t.Cleanup(func() { sup.Close(context.Background(), p, false, 0) })
+	}
+	var reported []string
+	for _, p := range out.Popups {
+		reported = append(reported, p.Name+" "+p.Opener)
+	}
+	if strings.Join(reported, ",") != name+"-popup-1 "+name+","+name+"-popup-2 "+name {
+		t.Fatalf("run details popups %+v", out.Popups)
+	}
+	// The popups are tabs of their own.
+	listed := 0
+	for _, ti := range sup.Tabs(context.Background()) {
+		if slices.Contains(wantPopups, ti.Name) && ti.Alive {
+			listed++
+		}
+	}
+	if listed != 2 {
+		t.Fatalf("tabs lists %d of the popups: %+v", listed, sup.Tabs(context.Background()))
+	}
+	for i, p := range wantPopups {
+		// Acting needs the page in front of its window (the target=_blank
+		// popup shares its opener's window).
+		got := result(t, p, `await tab.click('#out'); return [await tab.title(), new URL(await tab.url()).search].join('|')`)
+		if want := []string{"Popup|?via=open", "Popup|?via=blank"}[i]; got != want {
+			t.Fatalf("popup %s: %q, want %q", p, got, want)
+		}
+	}
+
+	if got := result(t, name, `await tab.hover('#open'); return 'ok'`); got != "ok" {
+		t.Fatalf("the opener after its popups: %q", got)
+	}
+
+	want := []struct{ name, body string }{{"report.txt", "quarterly numbers\n"}, {"export.csv", "a,b\n1,2\n"}}
+	dir, _ := sup.DownloadDir()
+	t.Cleanup(func() { os.Remove(dir) }) // runs last; only once empty, so other tests' downloads stay
+	for i, d := range res.D {
+		if d.SuggestedName != want[i].name || !d.Finished || d.State != "completed" || d.Bytes != int64(len(want[i].body)) ||
+			filepath.Dir(d.Path) != dir {
+			t.Fatalf("download %d = %+v (dir %s)", i, d, dir)
+		}
+		b, err := os.ReadFile(d.Path)
+		if err != nil || string(b) != want[i].body {
+			t.Fatalf("downloaded file %s: %q %v", d.Path, b, err)
+		}
+		t.Cleanup(func() { os.Remove(d.Path) })
+	}
+	if len(out.Downloads) != 2 || out.Downloads[0].Path != res.D[0].Path || !out.Downloads[1].Finished {
+		t.Fatalf("run details downloads %+v", out.Downloads)
+	}
+}
+
+func TestWaitForURLAndResponse(t *testing.T) {
+	t.Parallel()
+	base := pages(t)
+	name := openAt(t, base+"/pages/spa.html", tabs.OpenOptions{})
+	got := result(t, name, `
+const [u1] = await Promise.all([tab.waitForUrl('**/app/settings'), tab.click('#settings')]);
+const here = await tab.url();
+const [u2] = await Promise.all([tab.waitForUrl(/later\?tab=(\d)$/), tab.click('#later')]);
+const u3 = await tab.waitForUrl(u => u.endsWith('tab=2'));
+let code = '';
+try { await tab.waitForUrl('**/never', {timeout: 300}); } catch (e) { code = e.code; }
+return [u1, here, u2, u3, code].map(s => s.replace(/^http:\/\/[^/]+/, '')).join('|');`)
+	if got != "/app/settings|/app/settings|/app/later?tab=2|/app/later?tab=2|timeout" {
+		t.Fatalf("waitForUrl on history API navigation: %q", got)
+	}
+	got = result(t, name, `
+const [r] = await Promise.all([tab.waitForResponse('**/api/data?*'), tab.click('#load')]);
+await tab.waitFor('text/loaded a,b');
+return JSON.stringify([r.status, r.method, r.headers['x-test'], JSON.parse(r.body).items, r.url.replace(/^http:\/\/[^/]+/, '')]);`)
+	if got != `[201,"POST","yes",["a","b"],"/api/data?x=1"]` {
+		t.Fatalf("waitForResponse: %s", got)
+	}
+	// A full navigation: waitForUrl waits for the new page's load.
+	got = result(t, name, `
+const [u] = await Promise.all([tab.waitForUrl('/pages/landing.html'), tab.click('#full')]);
+return [u.replace(/^http:\/\/[^/]+/, ''), await tab.evaluate(() => document.readyState)].join('|');`)
+	if got != "/pages/landing.html|complete" {
+		t.Fatalf("waitForUrl after a link: %q", got)
+	}
+}
+
+func TestUploadFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt")
+	os.WriteFile(a, []byte("hello"), 0o600)
+	os.WriteFile(b, []byte("hi"), 0o600)
+	name := openAt(t, pages(t)+"/pages/upload.html", tabs.OpenOptions{})
+	got := result(t, name, fmt.Sprintf(`
+const r1 = await tab.uploadFile('#f1', %[1]q);
+const r2 = await tab.uploadFile('text/Upload photos', [%[1]q, %[2]q]);
+const r3 = await tab.uploadFile('text/Choose file', %[2]q);
+return [r1.via, r2.via, r3.via].join();`, a, b))
+	if got != "input,input,chooser" {
+		t.Fatalf("upload paths: %q", got)
+	}
+	for id, want := range map[string]string{"o1": "o1: a.txt (5 bytes)", "o2": "o2: a.txt (5 bytes), b.txt (2 bytes)", "o3": "o3: b.txt (2 bytes)"} {
+		if got := pageText(t, name, id); got != want {
+			t.Errorf("page says %q, want %q", got, want)
+		}
+	}
+	for code, want := range map[string]tabs.Code{
+		fmt.Sprintf(`await tab.uploadFile('#f1', %q)`, filepath.Join(dir, "missing.txt")): tabs.CodeBadRequest,
+		fmt.Sprintf(`await tab.uploadFile('#f1', %q, %q)`, a, b):                          tabs.CodeBadRequest,
+		fmt.Sprintf(`await tab.uploadFile('#nothing', %q)`, a):                            tabs.CodeNotActionable,
+	} {
+		if _, err := run(t, name, code, 15*time.Second); tabs.CodeOf(err) != want {
+			t.Errorf("%s: %v (%s), want %s", code, err, tabs.CodeOf(err), want)
+		}
+	}
+}
+
+func TestDrag(t *testing.T) {
+	t.Parallel()
+	name := openAt(t, pages(t)+"/pages/drag.html", tabs.OpenOptions{})
+	result(t, name, `await tab.drag('#handle', '#mark80'); await tab.drag('#card', '#done'); return 'ok'`)
+	if got := pageText(t, name, "value"); got != "value: 80" {
+		t.Errorf("slider: %q", got)
+	}
+	if got := pageText(t, name, "out"); got != "dropped card-1" {
+		t.Errorf("drop: %q", got)
+	}
+	// Points, in steps.
+	got := result(t, name, `
+const r = await tab.evaluate(() => { const b = document.getElementById('track').getBoundingClientRect(); return {x: b.left, y: b.top + b.height / 2, w: b.width}; });
+const h = await tab.evaluate(() => { const b = document.getElementById('handle').getBoundingClientRect(); return {x: b.left + b.width / 2, y: b.top + b.height / 2}; });
+await tab.drag(h, {x: r.x + r.w * 0.25, y: r.y}, {steps: 5});
+return await tab.evaluate(() => document.getElementById('value').textContent);`)
+	if got != "value: 25" {
+		t.Errorf("drag to a point: %q", got)
+	}
+}
+
+// TestSessionState is not parallel: the tests' pages share one cookie jar
+// (127.0.0.1), and it clears it.
+func TestSessionState(t *testing.T) {
+	base := pages(t)
+	name := openAt(t, base+"/pages/session.html", tabs.OpenOptions{})
+	got := result(t, name, fmt.Sprintf(`
+await tab.clearCookies();
+await tab.setCookie({name: 'tp_session', value: 'ada', url: %[1]q});
+await tab.setCookie({name: 'tp_other', value: 'x', domain: '127.0.0.1', path: '/pages', sameSite: 'Lax'});
+await tab.evaluate(() => localStorage.setItem('token', 't-123'));
+await tab.goto(%[2]q);
+const seen = await tab.evaluate(() => document.getElementById('out').textContent);
+const cookies = (await tab.cookies()).map(c => c.name + '=' + c.value).join(',');
+const st = await tab.storageState();
+await tab.clearCookies();
+await tab.evaluate(() => localStorage.clear());
+await tab.goto(%[2]q);
+const out = await tab.evaluate(() => document.getElementById('out').textContent);
+return [seen, cookies, out, JSON.stringify(st)].join('|');`, base, base+"/pages/session.html"))
+	parts := strings.SplitN(got, "|", 4)
+	if len(parts) != 4 || parts[0] != "user: ada; token: t-123" || parts[1] != "tp_other=x,tp_session=ada" || parts[2] != "user: none; token: none" {
+		t.Fatalf("session: %q", got)
+	}
+	var st tabs.StorageState
+	if err := json.Unmarshal([]byte(parts[3]), &st); err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Origins) != 1 || st.Origins[0].Origin != base || len(st.Origins[0].LocalStorage) != 1 || st.Origins[0].LocalStorage[0] != (tabs.StorageItem{Name: "token", Value: "t-123"}) {
+		t.Fatalf("storage state origins %+v", st.Origins)
+	}
+	// open with storage_state: a new tab starts signed in.
+	name2 := name + "-restored"
+	if _, err := sup.Open(context.Background(), tabs.OpenOptions{Name: name2, URL: base + "/pages/session.html", WaitUntil: "load", StorageState: json.RawMessage(parts[3])}); err != nil {
+		t.Fatalf("open with storage state: %v", err)
+	}
+	t.Cleanup(func() { sup.Close(context.Background(), name2, false, 0) })
+	if got := pageText(t, name2, "out"); got != "user: ada; token: t-123" {
+		t.Fatalf("restored tab says %q", got)
+	}
+	// The restore does not come back after the page changes its storage.
+	got = result(t, name2, fmt.Sprintf(`await tab.evaluate(() => localStorage.setItem('token', 'changed')); await tab.goto(%q); return await tab.evaluate(() => document.getElementById('out').textContent)`, base+"/pages/session.html"))
+	if got != "user: ada; token: changed" {
+		t.Fatalf("after a change: %q", got)
+	}
+	result(t, name2, `await tab.clearCookies(); return 'ok'`)
+
+	// Headers and the user agent. (navigator.userAgent is the stealth
+	// patches' in this suite, so only the request is checked.)
+	got = result(t, name, fmt.Sprintf(`await tab.setHeaders({'X-Agent-Id': '42', 'User-Agent': 'TabpilotTest/1.0'}); await tab.goto(%q);
+return await tab.evaluate(() => document.getElementById('out').textContent)`, base+"/echo"))
+	if got != "agent-id=42 ua=TabpilotTest/1.0" {
+		t.Fatalf("headers: %q", got)
+	}
+	result(t, name, `await tab.setHeaders({}); return 'ok'`)
+	for code, want := range map[string]tabs.Code{
+		`await tab.setCookie({name: 'x', value: 'y'})`: tabs.CodeBadRequest,
+		`await tab.setHeaders({'Bad Name': 'x'})`:      tabs.CodeBadRequest,
+		`await tab.setStorageState('not json')`:        tabs.CodeBadRequest,
+	} {
+		if _, err := run(t, name, code, 5*time.Second); tabs.CodeOf(err) != want {
+			t.Errorf("%s: %v, want %s", code, err, want)
+		}
+	}
+}
+
+func TestHandlesAndCDP(t *testing.T) {
+	t.Parallel()
+	name := openAt(t, pages(t)+"/pages/select.html", tabs.OpenOptions{})
+	got := result(t, name, `
+const obs = await tab.observe();
+const size = obs.elements.find(e => e.role === 'combobox' && e.name === 'Size');
+const fruit = obs.elements.find(e => e.role === 'combobox' && e.name === 'Fruit');
+assert(size && fruit, obs.text);
+await tab.id(size.id).select('Medium');
+await tab.id(fruit.id).select('Apple');
+await tab.id(fruit.id).scrollIntoView();
+const r = await cdp.send('Runtime.evaluate', {expression: '6 * 7', returnByValue: true});
+let code = '';
+try { await cdp.send('Nope.nothing', {}); } catch (e) { code = e.code; }
+return [await tab.evaluate(() => document.getElementById('out').textContent), r.result.value, code].join('|');`)
+	if got != "size=m colours=none fruit=apple city=none|42|bad_request" {
+		t.Fatalf("handles and cdp: %q", got)
+	}
+}

@@ -1,0 +1,335 @@
+package tabs
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/runtime"
+)
+
+//go:embed js/select.js
+var selectJS string
+
+// SelectResult reports what Select chose.
+type SelectResult struct {
+	Target string `json:"target"`
+	// Selected are the labels of the chosen options, and Values their
+	// values (native selects only).
+	Selected []string `json:"selected"`
+	Values   []string `json:"values,omitempty"`
+	// Dialog is a JavaScript dialog the pick opened and left pending.
+	Dialog *Dialog `json:"dialog,omitempty"`
+}
+
+type selectReply struct {
+	Native   *bool  `json:"native"`
+	Error    string `json:"error"`
+	Missing  *string
+	Options  []string `json:"options"`
+	Selected []struct {
+		Label string `json:"label"`
+		Value string `json:"value"`
+	} `json:"selected"`
+	Found  *bool    `json:"found"`
+	Picked int      `json:"picked"`
+	Names  []string `json:"names"`
+}
+
+// selectWidgetWait bounds the wait for a custom widget's options to show
+// after it was opened or typed into.
+const selectWidgetWait = 2 * time.Second
+
+// Select chooses options in the element a target names, by visible label
+// first, then by value (DESIGN.md section 3).
+//
+// A native <select> (or a label or wrapper of one) gets all the values at
+// once: the options are selected, the others deselected, and input and
+// change fire. A custom ARIA widget (combobox, listbox, or a button that
+// opens one) is used as a person would: it is clicked open when no option
+// shows, a text combobox is typed into when the value is not listed, and
+// each option is clicked (Input.dispatchMouseEvent).
+//
+// Errors: bad_request without values; element_not_found when a value
+// matches no option (the message names it and lists the options; nothing
+// was changed, and a widget that was opened is closed again);
+// not_actionable for a disabled select or option, several values on a
+// single select, or a pick that had no visible effect.
+func (t *Tab) Select(ctx context.Context, tg Target, values []string) (*SelectResult, error) {
+	if len(values) == 0 {
+		return nil, Errorf(CodeBadRequest, "select needs at least one value (an option's label or value)")
+	}
+	deadline := time.Now().Add(actionWait(ctx))
+	el, err := t.find(ctx, tg, time.Until(deadline))
+	if err != nil {
+		return nil, err
+	}
+	var r selectReply
+	if err := t.callOn(ctx, el, selectJS, &r, "native", values); err != nil {
+		return nil, err
+	}
+	if r.Native != nil && *r.Native || r.Error != "" || r.Missing != nil {
+		if err := selectErr(el, &r); err != nil {
+			return nil, err
+		}
+		res := &SelectResult{Target: el.desc}
+		for _, s := range r.Selected {
+			res.Selected = append(res.Selected, s.Label)
+			res.Values = append(res.Values, s.Value)
+		}
+		return res, nil
+	}
+	return t.selectWidget(ctx, el, values, deadline)
+}
+
+func selectErr(el *element, r *selectReply) error {
+	switch {
+	case r.Error != "":
+		return &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("cannot select in %s: %s", el.desc, r.Error)}
+	case r.Missing != nil:
+		opts := r.Options
+		more := ""
+		if len(opts) > 20 {
+			opts, more = opts[:20], ", …"
+		}
+		q := make([]string, len(opts))
+		for i, o := range opts {
+			q[i] = fmt.Sprintf("%q", o)
+		}
+		return &Error{Code: CodeElementNotFound, Msg: fmt.Sprintf("select in %s: no option matches %q; nothing was selected (options: %s%s)", el.desc, *r.Missing, strings.Join(q, ", "), more)}
+	}
+	return nil
+}
+
+// selectWidget picks values in a custom ARIA widget.
+func (t *Tab) selectWidget(ctx context.Context, el *element, values []string, deadline time.Time) (*SelectResult, error) {
+	if _, _, err := t.actionable(ctx, el, actOpts{enabled: true}, time.Until(deadline)); err != nil {
+		return nil, err
+	}
+	var before struct {
+		Shown string `json:"shown"`
+	}
+	if err := t.callOn(ctx, el, selectJS, &before, "state", nil); err != nil {
+		return nil, err
+	}
+	// Open the widget (when no option shows) and check every value before
+	// changing anything.
+	opened := false
+	r, err := t.widgetOptions(ctx, el, values, false)
+	if err != nil {
+		return nil, err
+	}
+	if r.Found != nil && !*r.Found {
+		if err := t.clickElement(ctx, el, time.Until(deadline)); err != nil {
+			return nil, fmt.Errorf("open %s: %w", el.desc, err)
+		}
+		opened = true
+		if r, err = t.widgetOptions(ctx, el, values, true); err != nil {
+			return nil, err
+		}
+	}
+	typed := false
+	if (r.Found != nil && !*r.Found || r.Missing != nil) && len(values) == 1 && t.isTextInput(ctx, el) {
+		// A filtering combobox: type the value and look again.
+		if err := t.typeInto(ctx, el, values[0]); err != nil {
+			return nil, err
+		}
+		typed = true
+		if r, err = t.widgetOptions(ctx, el, values, true); err != nil {
+			return nil, err
+		}
+	}
+	if r.Found != nil && !*r.Found {
+		t.undoWidget(ctx, el, opened, typed, before.Shown)
+		return nil, &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("cannot select in %s: it is not a <select>, and no [role=option] showed after clicking it", el.desc)}
+	}
+	if err := selectErr(el, r); err != nil {
+		t.undoWidget(ctx, el, opened, typed, before.Shown)
+		return nil, err
+	}
+	res := &SelectResult{Target: el.desc}
+	for i, v := range values {
+		if i > 0 {
+			// The widget may have closed or re-rendered: match again, and
+			// reopen it when needed.
+			if r, err = t.widgetOptions(ctx, el, []string{v}, false); err != nil {
+				return nil, err
+			}
+			if r.Found != nil && !*r.Found {
+				if err := t.clickElement(ctx, el, time.Until(deadline)); err != nil {
+					return nil, fmt.Errorf("reopen %s: %w", el.desc, err)
+				}
+				if r, err = t.widgetOptions(ctx, el, []string{v}, true); err != nil {
+					return nil, err
+				}
+			}
+			if err := selectErr(el, r); err != nil {
+				return nil, err
+			}
+			if r.Found != nil && !*r.Found {
+				return nil, &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("select in %s: the options did not show again for %q", el.desc, v)}
+			}
+		}
+		// __tpPicked holds the matches of the last widgetOptions call, the
+		// current value's first.
+		idx := 0
+		opt, err := t.objOn(ctx, el, `function(i){ let el = this; if (el.tagName === 'LABEL' && el.control) el = el.control; return el.__tpPicked[i]; }`, idx)
+		if err != nil {
+			return nil, err
+		}
+		name := v
+		if len(r.Names) > idx {
+			name = r.Names[idx]
+		}
+		opt.desc = fmt.Sprintf("option %q of %s", name, el.desc)
+		if err := t.clickElement(ctx, opt, time.Until(deadline)); err != nil {
+			var dpe *dialogPendingError
+			if asDialog(err, &dpe) {
+				res.Dialog = dpe.d
+				res.Selected = append(res.Selected, name)
+				return res, nil
+			}
+			return nil, fmt.Errorf("pick option %q: %w", name, err)
+		}
+		res.Selected = append(res.Selected, name)
+	}
+	// Verify: the options are aria-selected, or the widget shows the pick.
+	var after struct {
+		Shown  string `json:"shown"`
+		Picked []bool `json:"picked"`
+	}
+	if err := t.callOn(ctx, el, selectJS, &after, "state", nil); err != nil {
+		var e *Error
+		if errors.As(err, &e) && e.Code == CodeStaleElement {
+			return res, nil // the pick navigated
+		}
+		return nil, err
+	}
+	last := res.Selected[len(res.Selected)-1]
+	ok := after.Shown != before.Shown || strings.Contains(norm(after.Shown), norm(last))
+	for _, p := range after.Picked {
+		ok = ok || p
+	}
+	if !ok {
+		return nil, &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("select %q in %s had no effect: the option was clicked but the widget still shows %q and the option is not aria-selected", last, el.desc, trim(after.Shown, 80))}
+	}
+	return res, nil
+}
+
+// widgetOptions matches values against the widget's visible options;
+// with wait, it retries until options show (selectWidgetWait).
+func (t *Tab) widgetOptions(ctx context.Context, el *element, values []string, wait bool) (*selectReply, error) {
+	deadline := time.Now().Add(selectWidgetWait)
+	for {
+		var r selectReply
+		if err := t.callOn(ctx, el, selectJS, &r, "widget", values); err != nil {
+			return nil, err
+		}
+		if !wait || (r.Found == nil && r.Missing == nil) || time.Now().After(deadline) {
+			return &r, nil
+		}
+		if !sleepCtx(ctx, 100*time.Millisecond) {
+			return &r, nil
+		}
+	}
+}
+
+// undoWidget closes a widget that select opened (Escape) and restores
+// text it typed, so a failed select changes nothing.
+func (t *Tab) undoWidget(ctx context.Context, el *element, opened, typed bool, shown string) {
+	if typed {
+		_ = t.callOn(ctx, el, `function(v){ let el = this; if (el.tagName === 'LABEL' && el.control) el = el.control;
+ const set = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(el), 'value').set; set.call(el, v);
+ el.dispatchEvent(new Event('input', {bubbles: true})); }`, nil, shown)
+	}
+	if opened || typed {
+		_ = t.blocking(ctx, func(ctx context.Context) error { return t.sendKey(ctx, keyNames["Escape"], 0) })
+	}
+}
+
+func (t *Tab) isTextInput(ctx context.Context, el *element) bool {
+	var ok bool
+	_ = t.callOn(ctx, el, `function(){ let el = this; if (el.tagName === 'LABEL' && el.control) el = el.control;
+ return (el.tagName === 'INPUT' && !['checkbox','radio','button','submit','file','hidden','range','color'].includes(el.type)) || el.tagName === 'TEXTAREA'; }`, &ok)
+	return ok
+}
+
+// typeInto replaces the text of a text field with value (Input.insertText
+// after selecting the content), as fill does.
+func (t *Tab) typeInto(ctx context.Context, el *element, value string) error {
+	var r struct {
+		Error string `json:"error"`
+	}
+	if err := t.callOn(ctx, el, editableJS, &r, value, "fill"); err != nil {
+		return err
+	}
+	if r.Error != "" {
+		return &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("cannot type into %s: %s", el.desc, r.Error)}
+	}
+	return t.blocking(ctx, func(ctx context.Context) error {
+		_, err := cdp.Call(ctx, t.target, input.InsertText, input.InsertTextParams{Text: value})
+		return err
+	})
+}
+
+// clickElement clicks a resolved element at its centre once it is
+// actionable (within wait): mouseMoved, mousePressed, mouseReleased.
+// A dialog the click opens is returned as *dialogPendingError.
+func (t *Tab) clickElement(ctx context.Context, el *element, wait time.Duration) error {
+	x, y, err := t.actionable(ctx, el, actOpts{enabled: true, hitTest: true}, wait)
+	if err != nil {
+		return err
+	}
+	err = t.blocking(ctx, func(ctx context.Context) error {
+		if err := t.mouse(ctx, input.DispatchMouseEventTypeMouseMoved, x, y, 0); err != nil {
+			return err
+		}
+		if err := t.mouse(ctx, input.DispatchMouseEventTypeMousePressed, x, y, 1); err != nil {
+			return err
+		}
+		return t.mouse(ctx, input.DispatchMouseEventTypeMouseReleased, x, y, 1)
+	})
+	var dpe *dialogPendingError
+	if err != nil && !asDialog(err, &dpe) {
+		return cdpErr("click", err)
+	}
+	return err
+}
+
+// objOn calls fn on el (Runtime.callFunctionOn) and returns the element it
+// returns, as a remote object. Errors: element_not_found when it returns
+// no element.
+func (t *Tab) objOn(ctx context.Context, el *element, fn string, args ...any) (*element, error) {
+	var cargs []*runtime.CallArgument
+	for _, a := range args {
+		b, err := json.Marshal(a)
+		if err != nil {
+			return nil, fmt.Errorf("encode argument: %w", err)
+		}
+		cargs = append(cargs, &runtime.CallArgument{Value: b})
+	}
+	var res runtime.CallFunctionOnResult
+	err := t.blocking(ctx, func(ctx context.Context) error {
+		var err error
+		res, err = cdp.Call(ctx, t.sessionOf(el), runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+			FunctionDeclaration: fn, ObjectID: el.obj, Arguments: cargs,
+		})
+		return err
+	})
+	if err != nil {
+		return nil, evalErr(err)
+	}
+	if res.ExceptionDetails != nil {
+		return nil, &Error{Code: CodeScriptError, Msg: "page error: " + exceptionText(res.ExceptionDetails)}
+	}
+	if res.Result == nil || res.Result.ObjectID == "" || res.Result.Subtype != "node" {
+		return nil, &Error{Code: CodeElementNotFound, Msg: "no element for " + el.desc}
+	}
+	return &element{obj: res.Result.ObjectID, desc: el.desc, sess: el.sess}, nil
+}

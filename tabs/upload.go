@@ -1,0 +1,157 @@
+package tabs
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+)
+
+// UploadResult reports the files an upload set.
+type UploadResult struct {
+	Target string `json:"target"`
+	// Files are the absolute paths set on the input.
+	Files []string `json:"files"`
+	// Via is "input" when the file input was set directly, "chooser" when
+	// clicking the target opened a file chooser that got the files.
+	Via string `json:"via"`
+}
+
+// fileChooserWait bounds the wait for a file chooser after the click.
+const fileChooserWait = 3 * time.Second
+
+// UploadFile sets files on a file input (DOM.setFileInputFiles, which
+// fires input and change). The target may be the <input type=file> itself,
+// even hidden; a label of one or an element wrapping one; or any element
+// whose click opens a file chooser (a styled button that calls
+// input.click()), which is then clicked with the chooser intercepted
+// (Page.setInterceptFileChooserDialog, Page.fileChooserOpened). Relative
+// paths are resolved against the working directory.
+//
+// Errors: bad_request for no path, a missing file or a directory, or
+// several files for a single-file input; not_actionable for a disabled
+// input, or when clicking the target opened no file chooser.
+func (t *Tab) UploadFile(ctx context.Context, tg Target, paths []string) (*UploadResult, error) {
+	if len(paths) == 0 {
+		return nil, Errorf(CodeBadRequest, "uploadFile needs at least one file path")
+	}
+	files := make([]string, len(paths))
+	for i, p := range paths {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, Errorf(CodeBadRequest, "uploadFile: bad path %q: %v", p, err)
+		}
+		st, err := os.Stat(abs)
+		if err != nil {
+			return nil, Errorf(CodeBadRequest, "uploadFile: no such file %s", abs)
+		}
+		if st.IsDir() {
+			return nil, Errorf(CodeBadRequest, "uploadFile: %s is a directory, not a file", abs)
+		}
+		files[i] = abs
+	}
+	if err := t.dialogBlock(); err != nil {
+		return nil, err
+	}
+	deadline := time.Now().Add(actionWait(ctx))
+	el, err := t.find(ctx, tg, time.Until(deadline))
+	if err != nil {
+		return nil, err
+	}
+	const findInput = `function(){ let el = this; if (el.tagName === 'LABEL' && el.control) el = el.control;
+ if (el.tagName === 'INPUT' && el.type === 'file') return el;
+ const inner = el.querySelectorAll ? el.querySelectorAll('input[type=file]') : [];
+ return inner.length === 1 ? inner[0] : null; }`
+	in, err := t.objOn(ctx, el, findInput)
+	if err != nil && CodeOf(err) != CodeElementNotFound {
+		return nil, err
+	}
+	res := &UploadResult{Target: el.desc, Files: files}
+	if in != nil {
+		in.desc = el.desc
+		var st struct {
+			Disabled, Multiple bool
+		}
+		if err := t.callOn(ctx, in, `function(){ return {Disabled: this.disabled, Multiple: this.multiple}; }`, &st); err != nil {
+			return nil, err
+		}
+		if st.Disabled {
+			return nil, &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("cannot upload to %s: the file input is disabled", el.desc)}
+		}
+		if len(files) > 1 && !st.Multiple {
+			return nil, Errorf(CodeBadRequest, "cannot upload %d files to %s: the file input takes one (no multiple attribute)", len(files), el.desc)
+		}
+		res.Via = "input"
+		if err := t.setFiles(ctx, t.sessionOf(in), dom.SetFileInputFilesParams{Files: files, ObjectID: in.obj}); err != nil {
+			return nil, err
+		}
+		var n int
+		if err := t.callOn(ctx, in, `function(){ return this.files ? this.files.length : 0; }`, &n); err == nil && n != len(files) {
+			return nil, &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("upload to %s had no effect: the input holds %d files, not %d", el.desc, n, len(files))}
+		}
+		return res, nil
+	}
+	// A control that opens a file chooser: click it with the chooser
+	// intercepted.
+	res.Via = "chooser"
+	chooser, stop := t.target.Subscribe(page.FileChooserOpened.Method)
+	defer stop()
+	if _, err := cdp.Call(ctx, t.target, page.SetInterceptFileChooserDialog, page.SetInterceptFileChooserDialogParams{Enabled: true}); err != nil {
+		return nil, cdpErr("intercept file chooser", err)
+	}
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+		_, _ = cdp.Call(cctx, t.target, page.SetInterceptFileChooserDialog, page.SetInterceptFileChooserDialogParams{Enabled: false})
+		cancel()
+	}()
+	if err := t.clickElement(ctx, el, time.Until(deadline)); err != nil {
+		return nil, fmt.Errorf("click %s to open the file chooser: %w", el.desc, evalErr(err))
+	}
+	wait := time.NewTimer(fileChooserWait)
+	defer wait.Stop()
+	select {
+	case raw, ok := <-chooser:
+		if !ok {
+			return nil, &Error{Code: CodeNotAlive, Msg: "uploadFile: the tab went away", Err: ErrNotAlive}
+		}
+		var ev page.EventFileChooserOpened
+		if err := unmarshalEvent(raw, &ev); err != nil {
+			return nil, fmt.Errorf("decode file chooser event: %w", err)
+		}
+		if ev.Mode == page.FileChooserOpenedModeSelectSingle && len(files) > 1 {
+			return nil, Errorf(CodeBadRequest, "cannot upload %d files through %s: its file chooser takes one", len(files), el.desc)
+		}
+		if ev.BackendNodeID == 0 {
+			return nil, &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("the file chooser opened by %s has no file input to set", el.desc)}
+		}
+		if err := t.setFiles(ctx, t.target, dom.SetFileInputFilesParams{Files: files, BackendNodeID: ev.BackendNodeID}); err != nil {
+			return nil, err
+		}
+		return res, nil
+	case <-wait.C:
+		return nil, &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("cannot upload to %s: it is not a file input, does not label or wrap one, and clicking it opened no file chooser", el.desc)}
+	case <-ctx.Done():
+		return nil, &Error{Code: CodeTimeout, Msg: "uploadFile: no file chooser within the timeout", Err: ctx.Err()}
+	}
+}
+
+func (t *Tab) setFiles(ctx context.Context, sess *chromedp.Target, p dom.SetFileInputFilesParams) error {
+	err := t.blocking(ctx, func(ctx context.Context) error {
+		_, err := cdp.Call(ctx, sess, dom.SetFileInputFiles, p)
+		return err
+	})
+	var dpe *dialogPendingError
+	if asDialog(err, &dpe) {
+		return nil // the change handler opened a dialog; the files are set
+	}
+	if err != nil {
+		return cdpErr("set files", err)
+	}
+	return nil
+}
