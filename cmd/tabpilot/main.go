@@ -106,7 +106,8 @@ func (c *cli) lookup(name string) *command {
 		cmd, _, _, _, _ := c.daemonCommand()
 		return cmd
 	case "mcp":
-		return mcpCommand()
+		cmd, _, _ := c.mcpCommand()
+		return cmd
 	case "stop":
 		cmd, _ := c.stopCommand()
 		return cmd
@@ -137,7 +138,7 @@ Verbs (they talk to the session's daemon, which the first call starts):
 Modes:
   serve                    JSON-RPC 2.0 on stdin and stdout, with its own browser
   daemon                   the session daemon (the first call of a session starts it)
-  mcp                      the MCP server on stdio (not implemented yet)
+  mcp                      the MCP server on stdio (one tool, browser), with its own browser
 
 Every verb takes --session NAME (or TABPILOT_SESSION; default "default"),
 --timeout SEC and --json; the actions take --tab NAME (default "main").
@@ -174,18 +175,4 @@ func (c *cli) parse(cmd *command, args []string) (pos []string, code int, done b
 		return nil, exitOK, true
 	}
 	return nil, c.usageFail(cmd, err), true
-}
-
-func mcpCommand() *command {
-	return newCommand("mcp", "", "the MCP server on stdio",
-		"Serve the MCP protocol on stdin and stdout: one tool, browser. Not implemented yet.")
-}
-
-func (c *cli) mcp(args []string) int {
-	cmd := mcpCommand()
-	if _, code, done := c.parse(cmd, args); done {
-		return code
-	}
-	fmt.Fprintln(c.stderr, "tabpilot mcp: not implemented yet; use tabpilot serve (JSON-RPC 2.0 on stdio)")
-	return exitFailed
 }

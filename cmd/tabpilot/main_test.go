@@ -309,14 +309,6 @@ func TestVersion(t *testing.T) {
 	}
 }
 
-func TestMCPNotYet(t *testing.T) {
-	e := newEnv(t)
-	_, stderr, code := e.run("mcp")
-	if code != 1 || !strings.Contains(stderr, "not implemented yet") {
-		t.Fatalf("mcp: exit %d, stderr %q", code, stderr)
-	}
-}
-
 func TestStopWithoutDaemon(t *testing.T) {
 	e := newEnv(t)
 	stdout, stderr, code := e.run("stop")

@@ -14,8 +14,8 @@ import (
 
 	"github.com/tabpilot/tabpilot/api"
 	"github.com/tabpilot/tabpilot/api/client"
+	"github.com/tabpilot/tabpilot/api/mcp"
 	"github.com/tabpilot/tabpilot/api/rpc"
-	"github.com/tabpilot/tabpilot/api/service"
 )
 
 // version is set at build time with -ldflags "-X main.version=v1.2.3";
@@ -158,15 +158,80 @@ func (c *cli) serve(args []string) int {
 	signal.Notify(sigpipe, syscall.SIGPIPE)
 	defer signal.Stop(sigpipe)
 
-	svc := service.New(cfg.serviceOptions(log))
-	err := rpc.Serve(c.ctx, c.stdin, c.stdout, svc, &rpc.ServerOptions{Logger: log})
+	svc, stopSvc, err := cfg.startService(c.ctx, log, "")
+	if err != nil {
+		fmt.Fprintf(c.stderr, "tabpilot serve: %v\n", err)
+		return exitFailed
+	}
+	err = rpc.Serve(c.ctx, c.stdin, c.stdout, svc, &rpc.ServerOptions{Logger: log})
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(c.ctx), shutdownTimeout)
 	defer cancel()
-	if serr := svc.Shutdown(sctx); serr != nil {
+	if serr := stopSvc(sctx); serr != nil {
 		log.Error("serve: shutdown", "err", serr)
 	}
 	if err != nil && !errors.Is(err, context.Canceled) {
 		log.Error("serve: stopped", "err", err)
+		return exitFailed
+	}
+	return exitOK
+}
+
+func (c *cli) mcpCommand() (*command, *config, error) {
+	cmd := newCommand("mcp", "", "the MCP server on stdio",
+		`Serve the Model Context Protocol on stdin and stdout (newline-delimited
+JSON-RPC 2.0), with a browser of its own (no daemon). It offers one tool,
+browser, whose action is open, close, run, observe, click, type, fill, press,
+screenshot, extract or tabs. A client's notifications/cancelled cancels its
+call. When stdin ends, the answers still due are written, the tabs are closed
+and tabpilot exits 0. Nothing but the protocol goes to stdout; logs go to
+stderr.
+
+In an MCP client's configuration:
+  {"mcpServers": {"tabpilot": {"command": "tabpilot", "args": ["mcp"]}}}`)
+	cfg, envErr := configFromEnv(c.getenv)
+	if c.getenv(envLogLevel) == "" {
+		cfg.logLevel = slog.LevelWarn // stderr is the client's
+	}
+	cfg.addFlags(cmd.section("Flags"))
+	return cmd, &cfg, envErr
+}
+
+func (c *cli) mcp(args []string) int {
+	cmd, cfg, envErr := c.mcpCommand()
+	pos, code, done := c.parse(cmd, args)
+	if done {
+		return code
+	}
+	if envErr != nil {
+		return c.usageFail(cmd, envErr)
+	}
+	if len(pos) > 0 {
+		return c.usageFail(cmd, usagef("unexpected argument %q", pos[0]))
+	}
+	if err := cfg.finish(); err != nil {
+		return c.usageFail(cmd, err)
+	}
+	log := c.logger(cfg.logLevel)
+	// A client that closes our stdout must not kill us with SIGPIPE before
+	// the browsers are closed: the write fails with EPIPE instead.
+	sigpipe := make(chan os.Signal, 1)
+	signal.Notify(sigpipe, syscall.SIGPIPE)
+	defer signal.Stop(sigpipe)
+
+	svc, stopSvc, err := cfg.startService(c.ctx, log, "")
+	if err != nil {
+		fmt.Fprintf(c.stderr, "tabpilot mcp: %v\n", err)
+		return exitFailed
+	}
+	v, _ := versionString()
+	err = mcp.Serve(c.ctx, c.stdin, c.stdout, svc, &mcp.Options{Version: v, Logger: log})
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(c.ctx), shutdownTimeout)
+	defer cancel()
+	if serr := stopSvc(sctx); serr != nil {
+		log.Error("mcp: shutdown", "err", serr)
+	}
+	if err != nil && !errors.Is(err, context.Canceled) {
+		log.Error("mcp: stopped", "err", err)
 		return exitFailed
 	}
 	return exitOK

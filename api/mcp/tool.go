@@ -1,0 +1,207 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tabpilot/tabpilot/api"
+)
+
+// ToolName is the name of the one tool the server offers.
+const ToolName = "browser"
+
+// Actions are the values of Input.Action, in the order of the issue that
+// defined the tool: each is a method of api.Methods.
+var Actions = []string{"open", "close", "run", "observe", "click", "type", "fill", "press", "screenshot", "extract", "tabs"}
+
+// ReadOnlyActions are the actions that only read the page: they are listed
+// in the tool's annotations (Tool._meta, key MetaReadOnlyActions) and its
+// description.
+var ReadOnlyActions = []string{"observe", "screenshot", "extract", "tabs"}
+
+// MetaReadOnlyActions is the key, in the tool's _meta, of the list of the
+// actions that only read (MCP's annotations are per tool, not per action).
+const MetaReadOnlyActions = "io.github.tabpilot/readOnlyActions"
+
+// Input is the arguments of the browser tool: the union of the fields of
+// the actions' requests (package api), with the same JSON names. The tool's
+// input schema is derived from it (github.com/google/jsonschema-go), with
+// the jsonschema tags as descriptions and enums added for the string
+// choices. Fields that do not apply to Action are refused when set to a
+// value other than their zero value; Name and Timeout apply to every
+// action (tabs ignores them).
+type Input struct {
+	Action  string  `json:"action" jsonschema:"what to do"`
+	Name    string  `json:"name,omitempty" jsonschema:"tab name (default main)"`
+	Timeout float64 `json:"timeout,omitempty" jsonschema:"seconds (default 30)"`
+	// open
+	URL       string        `json:"url,omitempty" jsonschema:"open: the page to load"`
+	WaitUntil string        `json:"wait_until,omitempty" jsonschema:"open: default networkidle2"`
+	Dialogs   string        `json:"dialogs,omitempty" jsonschema:"open: answer alerts, confirms and prompts"`
+	Viewport  *api.Viewport `json:"viewport,omitempty" jsonschema:"open: CSS pixels"`
+	App       *api.App      `json:"app,omitempty" jsonschema:"open: attach to a browser at cdp_url or spawn the executable at path"`
+	// close
+	All  bool `json:"all,omitempty" jsonschema:"close: every tab"`
+	Kill bool `json:"kill,omitempty" jsonschema:"close: also end a spawned app"`
+	// run
+	Code string `json:"code,omitempty" jsonschema:"run: body of an async JS function"`
+	// click, type, fill, press, screenshot
+	Target Target `json:"target,omitempty" jsonschema:"element number from the latest observe, or a selector (css, text/…, xpath/…, aria/…); screenshot: that element only; press: focus it first"`
+	Text   string `json:"text,omitempty" jsonschema:"type: text to type; fill: the value; press: key, e.g. Enter or Control+A"`
+	// observe
+	IncludeAll   bool   `json:"include_all,omitempty" jsonschema:"observe: add headings, landmarks and text"`
+	ViewportOnly bool   `json:"viewport_only,omitempty" jsonschema:"observe: only what is on screen"`
+	Query        string `json:"query,omitempty" jsonschema:"observe: only elements whose name or text matches"`
+	MaxTokens    int    `json:"max_tokens,omitempty" jsonschema:"observe: budget (default 6000)"`
+	// screenshot
+	FullPage bool   `json:"full_page,omitempty" jsonschema:"screenshot: the whole page"`
+	Save     string `json:"save,omitempty" jsonschema:"screenshot: also write the full-size PNG to this path"`
+	Marks    bool   `json:"marks,omitempty" jsonschema:"screenshot: draw the element numbers on it"`
+	// extract
+	Format string `json:"format,omitempty" jsonschema:"extract: default markdown"`
+}
+
+// Target is an element number from the latest observation or a selector.
+// In JSON it is an integer or a string.
+type Target string
+
+// UnmarshalJSON accepts a JSON string or an integer.
+func (t *Target) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '"' {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		*t = Target(s)
+		return nil
+	}
+	n, err := strconv.ParseInt(string(b), 10, 64)
+	if err != nil {
+		return fmt.Errorf("target %s is neither an element number nor a selector string", b)
+	}
+	*t = Target(strconv.FormatInt(n, 10))
+	return nil
+}
+
+// actionFields are the fields each action takes beyond name and timeout.
+var actionFields = map[string][]string{
+	"open":       {"url", "wait_until", "dialogs", "viewport", "app"},
+	"close":      {"all", "kill"},
+	"run":        {"code"},
+	"observe":    {"include_all", "viewport_only", "query", "max_tokens"},
+	"click":      {"target"},
+	"type":       {"target", "text"},
+	"fill":       {"target", "text"},
+	"press":      {"target", "text"},
+	"screenshot": {"target", "full_page", "save", "marks"},
+	"extract":    {"format"},
+	"tabs":       {},
+}
+
+// description is the tool's description: an operating playbook.
+const description = `Drive a real Chromium browser. Each call does one action on a named tab (default "main").
+1. open {url} loads a page.
+2. observe lists the elements a person acts on, one per line: number, role, "name", value, states.
+3. Act by number: click {target: 4}; fill {target: 2, text} replaces a value; type appends keystrokes; press {text: "Enter"}.
+4. After a navigation or a big change, observe again: numbers from an older observation fail with stale_element.
+Read what you have (observe with query, extract for the readable text, screenshot) before you navigate elsewhere.
+Write multi-step work as one run: code is the body of an async function with tab (goto, observe, click, fill, type, press, select, waitFor, waitForUrl, evaluate, screenshot, extract), assert, wait, display; its return value is the result.
+observe, screenshot, extract and tabs only read. A failure has isError, a code and a hint: follow the hint.`
+
+// Tool returns the definition of the browser tool: its description, its
+// input schema (derived from Input) and its annotations. Each call returns
+// a new value.
+func Tool() *sdk.Tool {
+	schema, err := jsonschema.For[Input](&jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
+		reflect.TypeFor[Target](): {Types: []string{"integer", "string"}},
+	}})
+	if err != nil {
+		panic(fmt.Sprintf("mcp: input schema: %v", err)) // a programming error, caught by every test
+	}
+	enum := func(field string, values ...string) {
+		p := schema.Properties[field]
+		for _, v := range values {
+			p.Enum = append(p.Enum, v)
+		}
+	}
+	enum("action", Actions...)
+	enum("wait_until", "load", "domcontentloaded", "networkidle0", "networkidle2")
+	enum("dialogs", "accept", "dismiss")
+	enum("format", "markdown", "text", "html")
+	t := true
+	return &sdk.Tool{
+		Name:        ToolName,
+		Title:       "Browser",
+		Description: description,
+		InputSchema: schema,
+		Annotations: &sdk.ToolAnnotations{
+			ReadOnlyHint:    false, // observe, screenshot, extract and tabs only read: see _meta
+			DestructiveHint: &t,    // a click may submit or delete
+			IdempotentHint:  false,
+			OpenWorldHint:   &t,
+		},
+		Meta: sdk.Meta{MetaReadOnlyActions: append([]string(nil), ReadOnlyActions...)},
+	}
+}
+
+// request turns validated arguments into the action's api request. set is
+// the arguments object as decoded JSON, to tell which fields were given.
+func request(in *Input, set map[string]any) (any, error) {
+	allowed, ok := actionFields[in.Action]
+	if !ok {
+		return nil, fmt.Errorf("unknown action %q; actions: %s", in.Action, strings.Join(Actions, ", "))
+	}
+	for k, v := range set {
+		if k == "action" || k == "name" || k == "timeout" || isZero(v) || slices.Contains(allowed, k) {
+			continue
+		}
+		takes := "name, timeout"
+		if len(allowed) > 0 {
+			takes += ", " + strings.Join(allowed, ", ")
+		}
+		return nil, fmt.Errorf("%s does not apply to action %s (it takes %s)", k, in.Action, takes)
+	}
+	common := api.Common{Name: in.Name, Timeout: in.Timeout}
+	switch in.Action {
+	case "open":
+		return &api.OpenRequest{Common: common, URL: in.URL, Viewport: in.Viewport, WaitUntil: in.WaitUntil, Dialogs: in.Dialogs, App: in.App}, nil
+	case "close":
+		return &api.CloseRequest{Common: common, All: in.All, Kill: in.Kill}, nil
+	case "run":
+		return &api.RunRequest{Common: common, Code: in.Code}, nil
+	case "observe":
+		return &api.ObserveRequest{Common: common, IncludeAll: in.IncludeAll, ViewportOnly: in.ViewportOnly, Query: in.Query, MaxTokens: in.MaxTokens}, nil
+	case "click", "type", "fill", "press":
+		return &api.ActRequest{Common: common, Target: string(in.Target), Text: in.Text}, nil
+	case "screenshot":
+		return &api.ScreenshotRequest{Common: common, Selector: string(in.Target), FullPage: in.FullPage, Save: in.Save, Marks: in.Marks}, nil
+	case "extract":
+		return &api.ExtractRequest{Common: common, Format: in.Format}, nil
+	default: // tabs
+		return &api.TabsRequest{}, nil
+	}
+}
+
+// isZero reports whether a decoded JSON value is null, false, 0 or "".
+func isZero(v any) bool {
+	switch v := v.(type) {
+	case nil:
+		return true
+	case bool:
+		return !v
+	case float64:
+		return v == 0
+	case string:
+		return v == ""
+	}
+	return false
+}
