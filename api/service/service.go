@@ -489,6 +489,9 @@ func (s *Service) Observe(ctx context.Context, r *api.ObserveRequest) *api.Resul
 	if err != nil {
 		return fail("observe", name, err)
 	}
+	if details["elements"] == nil {
+		details["elements"] = []any{} // the wire shape is a list, even when empty
+	}
 	details["action"] = "observe"
 	details["name"] = name
 	return &api.Result{Content: []api.Content{api.TextContent(s.capText(text))}, Details: details}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tabpilot/tabpilot/api"
 	"github.com/tabpilot/tabpilot/api/service"
@@ -41,7 +42,7 @@ func pagesServer(t *testing.T) *httptest.Server {
 }
 
 func newService(t *testing.T) *service.Service {
-	svc := service.New(&service.Options{BrowserArgs: testenv.BrowserArgs})
+	svc := service.New(&service.Options{BrowserArgs: testenv.BrowserArgs, MaxTimeout: 60 * time.Second})
 	t.Cleanup(func() { svc.Shutdown(context.Background()) })
 	return svc
 }
@@ -66,7 +67,7 @@ func TestRealPages(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.page, func(t *testing.T) {
 			name := c.page
-			res := svc.Open(ctx, &api.OpenRequest{Common: api.Common{Name: name}, URL: srv.URL + "/" + c.page + "/", WaitUntil: "load"})
+			res := svc.Open(ctx, &api.OpenRequest{URL: srv.URL + "/" + c.page + "/", WaitUntil: "domcontentloaded", Common: api.Common{Name: name, Timeout: 60}})
 			if res.IsError {
 				t.Fatalf("open: %s", res.Text())
 			}
@@ -76,7 +77,11 @@ func TestRealPages(t *testing.T) {
 				t.Fatalf("observe: %s", obs.Text())
 			}
 			links := 0
-			for _, e := range obs.Details["elements"].([]any) {
+			els, ok := obs.Details["elements"].([]any)
+			if !ok {
+				t.Fatalf("elements = %#v, want a list", obs.Details["elements"])
+			}
+			for _, e := range els {
 				if e.(map[string]any)["role"] == "link" {
 					links++
 				}
