@@ -6,11 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/chromedp/cdproto/accessibility"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/dom"
@@ -107,9 +110,7 @@ func (t *Tab) Observe(ctx context.Context, o ObserveOptions) (*observe.Observati
 		return nil, &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("a %s dialog is open (%q); handle it with tab.acceptDialog() or tab.dismissDialog() before observing", d.Type, d.Message)}
 	}
 	t.observeSetup()
-	tm0 := time.Now()
-	in, walks, report, err := t.gather(ctx, o)
-	tm1 := time.Now()
+	in, holders, walks, report, err := t.gather(ctx, o)
 	if err != nil {
 		return nil, err
 	}
@@ -118,17 +119,24 @@ func (t *Tab) Observe(ctx context.Context, o ObserveOptions) (*observe.Observati
 		// A diff compares whole observations.
 		bo.ViewportOnly, bo.Query = false, ""
 	}
-	if err := t.fetchRefs(ctx, in, walks, bo); err != nil {
+	if err := t.fetchRefs(ctx, in, holders, walks, bo); err != nil {
 		return nil, err
 	}
-	tm2 := time.Now()
+	if observeRecorder != nil {
+		observeRecorder(t.name, in)
+	}
 	t.ob.mu.Lock()
 	anchor := t.ob.lastActed
 	t.ob.mu.Unlock()
 	t.mu.Lock()
 	full := observe.BuildDOM(in, t.num, bo)
+	// The base of the next diff is the whole observation, unfiltered.
+	base := full
+	if bo.Query != "" || bo.ViewportOnly {
+		base = observe.BuildDOM(in, t.num, observe.Options{IncludeAll: bo.IncludeAll})
+	}
 	prev := t.lastObs
-	t.lastObs = full
+	t.lastObs = base
 	t.mu.Unlock()
 	full.Scrolled = report
 	shown := full
@@ -147,11 +155,11 @@ func (t *Tab) Observe(ctx context.Context, o ObserveOptions) (*observe.Observati
 		}
 		obs.FullPath = path
 	}
-	if os.Getenv("TP_DEBUG") != "" {
-		fmt.Fprintf(os.Stderr, "observe: gather %v refs %v build+trim %v\n", tm1.Sub(tm0), tm2.Sub(tm1), time.Since(tm2))
-	}
 	return obs, nil
 }
+
+// observeRecorder, when set (by tests), receives each observation's input.
+var observeRecorder func(tab string, in *observe.DOMInput)
 
 // obsFrame is a frame to walk.
 type obsFrame struct {
@@ -169,13 +177,24 @@ type obsFrame struct {
 
 // frames lists the frames of the page: the page target's frame tree, and
 // the frame trees of its out-of-process iframes (Target.getTargets:
-// iframe targets whose parent frame is one of the page's, in turn), with
-// the backend node id of each child frame's <iframe> (DOM.getFrameOwner
-// in its parent).
-func (t *Tab) frames(ctx context.Context) ([]*obsFrame, error) {
+// iframe targets whose parent frame is one of the page's, in turn),
+// leaving out error pages (a frame that failed to load). It returns a func
+// that waits for the backend node ids of the child frames' <iframe>s
+// (DOM.getFrameOwner in their parents), looked up meanwhile.
+func (t *Tab) frames(ctx context.Context) ([]*obsFrame, func(), error) {
+	var infos []*target.Info
+	var wg sync.WaitGroup
+	if browser := chromedp.FromContext(t.ctx).Browser; browser != nil {
+		wg.Go(func() {
+			if r, err := cdp.Call(ctx, browser, target.GetTargets, target.GetTargetsParams{}); err == nil {
+				infos = r.TargetInfos
+			}
+		})
+	}
 	tree, err := cdp.Call(ctx, t.target, page.GetFrameTree, cdp.Empty{})
+	wg.Wait()
 	if err != nil {
-		return nil, cdpErr("get frame tree", err)
+		return nil, nil, cdpErr("get frame tree", err)
 	}
 	var out []*obsFrame
 	byID := map[cdp.FrameID]*obsFrame{}
@@ -200,46 +219,47 @@ func (t *Tab) frames(ctx context.Context) ([]*obsFrame, error) {
 	}
 	add(tree.FrameTree, t.target, "", "", true)
 
-	browser := chromedp.FromContext(t.ctx).Browser
 	live := map[target.ID]bool{}
-	if browser != nil {
-		infos, err := cdp.Call(ctx, browser, target.GetTargets, target.GetTargetsParams{})
-		if err == nil {
-			attached := map[target.ID]bool{}
-			for progress := true; progress; {
-				progress = false
-				for _, ti := range infos.TargetInfos {
-					if ti.Type != "iframe" || attached[ti.TargetID] {
-						continue
-					}
-					pf := byID[ti.ParentFrameID]
-					if pf == nil {
-						continue
-					}
-					attached[ti.TargetID] = true
-					progress = true
-					of, err := t.attachFrame(ctx, ti, pf.sess)
-					if err != nil {
-						if ctx.Err() != nil {
-							return nil, cdpErr("attach to iframe", ctx.Err())
-						}
-						t.sup.log.Debug("attach iframe", "tab", t.name, "url", ti.URL, "err", err)
-						continue
-					}
-					live[ti.TargetID] = true
-					sub, err := cdp.Call(ctx, of.t, page.GetFrameTree, cdp.Empty{})
-					if err != nil {
-						continue
-					}
-					add(sub.FrameTree, of.t, string(of.t.SessionID), ti.ParentFrameID, false)
-				}
+	attached := map[target.ID]bool{}
+	for progress := true; progress; {
+		progress = false
+		for _, ti := range infos {
+			if ti.Type != "iframe" || attached[ti.TargetID] || strings.HasPrefix(ti.URL, "chrome-error:") {
+				continue
 			}
+			pf := byID[ti.ParentFrameID]
+			if pf == nil {
+				continue
+			}
+			attached[ti.TargetID] = true
+			progress = true
+			of, err := t.attachFrame(ctx, ti, pf.sess)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil, nil, cdpErr("attach to iframe", ctx.Err())
+				}
+				t.sup.log.Debug("attach iframe", "tab", t.name, "url", ti.URL, "err", err)
+				continue
+			}
+			live[ti.TargetID] = true
+			sub, err := cdp.Call(ctx, of.t, page.GetFrameTree, cdp.Empty{})
+			if err != nil {
+				continue
+			}
+			add(sub.FrameTree, of.t, string(of.t.SessionID), ti.ParentFrameID, false)
 		}
 	}
 	t.dropFrames(live)
+	kept := out[:0]
+	for _, f := range out {
+		if f.top || !strings.HasPrefix(f.url, "chrome-error:") {
+			kept = append(kept, f)
+		}
+	}
+	out = kept
 
-	// The owners of the child frames, concurrently.
-	var wg sync.WaitGroup
+	// The owners of the child frames, concurrently with the walks.
+	var owners sync.WaitGroup
 	for _, f := range out {
 		if f.top {
 			continue
@@ -248,38 +268,55 @@ func (t *Tab) frames(ctx context.Context) ([]*obsFrame, error) {
 		if p == nil {
 			continue
 		}
-		wg.Go(func() {
+		owners.Go(func() {
 			r, err := cdp.Call(ctx, p.sess, dom.GetFrameOwner, dom.GetFrameOwnerParams{FrameID: f.id})
 			if err == nil {
 				f.owner = r.BackendNodeID
 			}
 		})
 	}
-	wg.Wait()
-	return out, nil
+	return out, owners.Wait, nil
 }
+
+// obsWorld is the walker's isolated world in a document, and that
+// document as a remote object there (kept for DOMDebugger.getEventListeners).
+type obsWorld struct {
+	ctxID runtime.ExecutionContextID
+	doc   runtime.RemoteObjectID
+}
+
+// worldGroup is the object group of the kept document objects.
+const worldGroup = "tabpilot-world"
 
 // world returns the walker's isolated world in a frame
 // (Page.createIsolatedWorld), made once per document.
-func (t *Tab) world(ctx context.Context, f *obsFrame, fresh bool) (runtime.ExecutionContextID, error) {
+func (t *Tab) world(ctx context.Context, f *obsFrame, fresh bool) (obsWorld, error) {
 	k := worldKey{session: f.sess.SessionID, frame: f.id, loader: f.loader}
 	t.ob.mu.Lock()
-	id, ok := t.ob.worlds[k]
+	w, ok := t.ob.worlds[k]
 	t.ob.mu.Unlock()
 	if ok && !fresh {
-		return id, nil
+		return w, nil
 	}
 	r, err := cdp.Call(ctx, f.sess, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: f.id, WorldName: "tabpilot"})
 	if err != nil {
-		return 0, err
+		return obsWorld{}, err
 	}
+	doc, err := cdp.Call(ctx, f.sess, runtime.Evaluate, runtime.EvaluateParams{Expression: "document", ContextID: r.ExecutionContextID, ObjectGroup: worldGroup})
+	if err != nil {
+		return obsWorld{}, err
+	}
+	if doc.Result == nil || doc.Result.ObjectID == "" {
+		return obsWorld{}, errors.New("no document in the frame")
+	}
+	w = obsWorld{ctxID: r.ExecutionContextID, doc: doc.Result.ObjectID}
 	t.ob.mu.Lock()
 	if t.ob.worlds == nil {
-		t.ob.worlds = map[worldKey]runtime.ExecutionContextID{}
+		t.ob.worlds = map[worldKey]obsWorld{}
 	}
-	t.ob.worlds[k] = r.ExecutionContextID
+	t.ob.worlds[k] = w
 	t.ob.mu.Unlock()
-	return r.ExecutionContextID, nil
+	return w, nil
 }
 
 // pruneWorlds forgets the worlds of documents not in frames.
@@ -301,6 +338,7 @@ func (t *Tab) pruneWorlds(frames []*obsFrame) {
 type walkOpts struct {
 	All    bool            `json:"all,omitempty"`
 	VP     bool            `json:"vp,omitempty"`
+	Refs   int             `json:"refs,omitempty"`
 	Sub    bool            `json:"sub,omitempty"`
 	Inh    *walkInherit    `json:"inh,omitempty"`
 	Scroll *walkScrollOpts `json:"scroll,omitempty"`
@@ -324,19 +362,43 @@ type walked struct {
 	ctxID  runtime.ExecutionContextID
 	walk   *observe.Walk
 	report *observe.ScrollReport
-	// backend holds the backend node ids of the iframes and hosts.
+	// backend holds the backend node ids the walk serialized: of the
+	// iframes, hosts and media, and of all numbered items when refsAll.
 	backend map[int]cdp.BackendNodeID
+	refsAll bool
+	// ms and bytes are the walk's time in the page and the size of its
+	// result, for the log.
+	ms, bytes int
+	// inline are the same-origin frames the walk took in.
+	inline []inlineFrame
 }
 
-// gather walks every frame (concurrently) and returns the input of
-// observe.BuildDOM, with the backend node ids of the iframes only.
-func (t *Tab) gather(ctx context.Context, o ObserveOptions) (*observe.DOMInput, []*walked, *observe.ScrollReport, error) {
-	frames, err := t.frames(ctx)
+// inlineFrame is a frame the walker walked in line (js/observe.js "fr").
+type inlineFrame struct {
+	K  int     `json:"k"`
+	P  int     `json:"p"`
+	U  string  `json:"u"`
+	VW float64 `json:"vw"`
+	VH float64 `json:"vh"`
+	SW float64 `json:"sw"`
+	SH float64 `json:"sh"`
+}
+
+// gather walks the frames and returns the input of observe.BuildDOM, the
+// walk that holds the nodes of each of its frames, and all the walks. It walks in rounds,
+// the frames of a round concurrently: first the top frame and the top
+// frames of out-of-process iframes, whose walks take in their same-origin
+// frames in line (about:blank, srcdoc and same-site frames: most ad
+// frames); then the frames none of those took in (a cross-origin frame in
+// the same process), and so on. Frames whose <iframe> is hidden are not
+// walked.
+func (t *Tab) gather(ctx context.Context, o ObserveOptions) (*observe.DOMInput, []*walked, []*walked, *observe.ScrollReport, error) {
+	frames, owners, err := t.frames(ctx)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	t.pruneWorlds(frames)
-	wo := walkOpts{All: o.IncludeAll, VP: o.ViewportOnly}
+	wo := walkOpts{All: o.IncludeAll, VP: o.ViewportOnly, Refs: refsAll}
 	if o.Scroll {
 		ms := int64(10000)
 		if dl, ok := ctx.Deadline(); ok {
@@ -348,112 +410,215 @@ func (t *Tab) gather(ctx context.Context, o ObserveOptions) (*observe.DOMInput, 
 	t.ob.mu.Lock()
 	anchor := t.ob.lastActed
 	t.ob.mu.Unlock()
-	results := make([]*walked, len(frames))
-	errs := make([]error, len(frames))
-	var wg sync.WaitGroup
-	for i, f := range frames {
-		wg.Go(func() {
-			results[i], errs[i] = t.walkFrame(ctx, f, wo, anchor)
-		})
+	byID := make(map[cdp.FrameID]*obsFrame, len(frames))
+	for _, f := range frames {
+		byID[f.id] = f
 	}
-	wg.Wait()
-	if errs[0] != nil {
-		return nil, nil, nil, errs[0]
+	done := map[cdp.FrameID]bool{}
+	var round []*obsFrame
+	for _, f := range frames {
+		if p := byID[f.parent]; f.top || p == nil || p.sess != f.sess {
+			round = append(round, f)
+		}
 	}
-	top := results[0].walk
+	var parts []observe.DOMFrame
+	var holders []*walked
+	var walks []*walked
+	var report *observe.ScrollReport
+	ownersKnown := false
+	for len(round) > 0 {
+		results := make([]*walked, len(round))
+		errs := make([]error, len(round))
+		var wg sync.WaitGroup
+		for i, f := range round {
+			done[f.id] = true
+			wg.Go(func() {
+				results[i], errs[i] = t.walkFrame(ctx, f, wo, anchor)
+			})
+		}
+		wg.Wait()
+		if !ownersKnown {
+			owners()
+			ownersKnown = true
+		}
+		if round[0].top && errs[0] != nil {
+			return nil, nil, nil, nil, errs[0]
+		}
+		for i, w := range results {
+			if errs[i] != nil || w == nil {
+				t.sup.log.Debug("walk frame", "tab", t.name, "frame", round[i].url, "err", errs[i])
+				continue
+			}
+			walks = append(walks, w)
+			if w.report != nil {
+				if report == nil {
+					report = &observe.ScrollReport{}
+				}
+				report.Containers += w.report.Containers
+				report.Complete += w.report.Complete
+				report.Steps += w.report.Steps
+				report.Found += w.report.Found
+				report.TimedOut = report.TimedOut || w.report.TimedOut
+			}
+			for _, p := range splitWalk(w, frames, done) {
+				parts = append(parts, p)
+				holders = append(holders, w)
+			}
+		}
+		// Next: the frames no walk took in, whose parent was walked and
+		// whose <iframe> was seen and shown (or is unknown).
+		seen := map[cdp.BackendNodeID]bool{}
+		for _, p := range parts {
+			for _, it := range p.Walk.Items {
+				if it.Kind == observe.KindFrame && it.Hidden == 0 {
+					seen[p.Backend[it.Node]] = true
+				}
+			}
+		}
+		round = round[:0:0]
+		for _, f := range frames {
+			if !done[f.id] && done[f.parent] && (f.owner == 0 || seen[f.owner]) {
+				round = append(round, f)
+			}
+		}
+	}
+	if len(parts) == 0 || parts[0].Walk == nil {
+		return nil, nil, nil, nil, &Error{Code: CodeInternal, Msg: "observe: the top frame was not walked"}
+	}
+	top := parts[0].Walk
 	in := &observe.DOMInput{
 		URL: top.URL, Title: top.Title,
 		Viewport: observe.Size{Width: int(top.VW), Height: int(top.VH)},
 		Scroll:   observe.Scroll{X: int(top.SX), Y: int(top.SY), Width: int(top.SW), Height: int(top.SH)},
+		Frames:   parts,
 	}
-	var report *observe.ScrollReport
-	for i, w := range results {
-		if errs[i] != nil || w == nil {
-			if errs[i] != nil {
-				t.sup.log.Debug("walk frame", "tab", t.name, "frame", frames[i].url, "err", errs[i])
-			}
+	return in, holders, walks, report, nil
+}
+
+// splitWalk turns a walk into the frames it holds: its own, then each
+// frame it took in line (its items, under the frame id whose <iframe> is
+// the item's, found in frames; done records those). They share the walk's
+// map of backend node ids.
+func splitWalk(w *walked, frames []*obsFrame, done map[cdp.FrameID]bool) []observe.DOMFrame {
+	f := w.f
+	own := observe.DOMFrame{FrameID: f.id, Session: f.session, URL: f.url, Name: f.name, Parent: f.parent, Owner: f.owner, Backend: w.backend}
+	if len(w.inline) == 0 {
+		own.Walk = w.walk
+		return []observe.DOMFrame{own}
+	}
+	parts := []observe.DOMFrame{own}
+	index := map[int]int{0: 0} // inline frame number → parts index
+	for _, fr := range w.inline {
+		parts = append(parts, observe.DOMFrame{Session: f.session, URL: fr.U, Backend: w.backend,
+			Walk: &observe.Walk{URL: fr.U, VW: fr.VW, VH: fr.VH, SW: fr.SW, SH: fr.SH}})
+		index[fr.K] = len(parts) - 1
+	}
+	ownWalk := *w.walk
+	ownWalk.Items = nil
+	parts[0].Walk = &ownWalk
+	for _, it := range w.walk.Items {
+		pi, ok := index[it.Frame]
+		if !ok {
+			pi = 0
+		}
+		p := &parts[pi]
+		p.Walk.Items = append(p.Walk.Items, it)
+		if it.Kind != observe.KindFrame || it.Inline == 0 {
 			continue
 		}
-		if w.report != nil {
-			if report == nil {
-				report = &observe.ScrollReport{}
-			}
-			report.Containers += w.report.Containers
-			report.Complete += w.report.Complete
-			report.Steps += w.report.Steps
-			report.Found += w.report.Found
-			report.TimedOut = report.TimedOut || w.report.TimedOut
+		ci, ok := index[it.Inline]
+		if !ok {
+			continue
 		}
-		f := w.f
-		in.Frames = append(in.Frames, observe.DOMFrame{FrameID: f.id, Session: f.session, URL: f.url, Name: f.name,
-			Parent: f.parent, Owner: f.owner, Walk: w.walk, Backend: w.backend})
+		c := &parts[ci]
+		c.Parent, c.Owner = p.FrameID, w.backend[it.Node]
+		// The frame the iframe shows, by its owner; else one made up.
+		c.FrameID = cdp.FrameID(fmt.Sprintf("%s/%d", f.id, it.Inline))
+		for _, fr := range frames {
+			if fr.parent == p.FrameID && fr.owner != 0 && fr.owner == c.Owner {
+				c.FrameID, c.Name = fr.id, fr.name
+				if fr.url != "" {
+					c.URL = fr.url
+				}
+				done[fr.id] = true
+				break
+			}
+		}
 	}
-	return in, results, report, nil
+	return parts
 }
 
 // walkFrame runs the walker in frame f, then in the closed shadow roots it
-// found (spliced in place of their hosts).
+// found (spliced in place of their hosts), and asks the accessibility tree
+// for the controls of its media elements.
 func (t *Tab) walkFrame(ctx context.Context, f *obsFrame, wo walkOpts, anchor observe.Ref) (*walked, error) {
-	ctxID, err := t.world(ctx, f, false)
+	w, err := t.world(ctx, f, false)
 	if err != nil {
 		return nil, cdpErr("create isolated world", err)
 	}
-	args, err := t.walkArgs(ctx, f, ctxID, wo, anchor)
-	if err != nil && isGoneContext(err) {
-		// The document changed since the world was made.
-		if ctxID, err = t.world(ctx, f, true); err != nil {
-			return nil, cdpErr("create isolated world", err)
+	args, err := t.walkArgs(ctx, f, w, wo, anchor)
+	if err == nil {
+		var res *walked
+		res, err = t.walkIn(ctx, f, w.ctxID, args, wo)
+		if err == nil {
+			return res, nil
 		}
-		args, err = t.walkArgs(ctx, f, ctxID, wo, anchor)
 	}
-	if err != nil {
+	if !isGoneContext(err) {
 		return nil, err
 	}
-	tw := time.Now()
+	// The document changed since the world was made.
+	if w, err = t.world(ctx, f, true); err != nil {
+		return nil, cdpErr("create isolated world", err)
+	}
+	if args, err = t.walkArgs(ctx, f, w, wo, anchor); err != nil {
+		return nil, err
+	}
+	return t.walkIn(ctx, f, w.ctxID, args, wo)
+}
+
+func (t *Tab) walkIn(ctx context.Context, f *obsFrame, ctxID runtime.ExecutionContextID, args []*runtime.CallArgument, wo walkOpts) (*walked, error) {
 	w, nodes, err := t.callWalker(ctx, f.sess, runtime.CallFunctionOnParams{ExecutionContextID: ctxID, Arguments: args}, wo.Scroll != nil)
-	if os.Getenv("TP_DEBUG") != "" {
-		fmt.Fprintf(os.Stderr, "walk %s: args %d call %v\n", f.url, len(args), time.Since(tw))
-	}
 	if err != nil {
 		return nil, err
 	}
-	res := &walked{f: f, ctxID: ctxID, walk: &w.Walk, backend: map[int]cdp.BackendNodeID{}}
-	if wo.Scroll != nil {
-		res.report = w.scroll
-	}
+	res := &walked{f: f, ctxID: ctxID, walk: &w.Walk, backend: map[int]cdp.BackendNodeID{}, refsAll: w.refsAll, report: w.scroll, ms: w.ms, bytes: w.bytes, inline: w.inline}
 	if err := t.closedRoots(ctx, res, nodes, args[1:], wo, 0); err != nil {
 		return nil, err
 	}
+	t.mediaControls(ctx, res)
 	return res, nil
 }
 
 // isGoneContext reports whether err says an execution context is gone.
 func isGoneContext(err error) bool {
 	return err != nil && (strings.Contains(err.Error(), "Cannot find context") || strings.Contains(err.Error(), "context with specified id") ||
-		strings.Contains(err.Error(), "Cannot find default execution context"))
+		strings.Contains(err.Error(), "Cannot find default execution context") || strings.Contains(err.Error(), "Could not find object"))
 }
 
 // walkArgs returns the walker's arguments: its options, the anchor (the
 // element last acted on, when it is in this frame) and the nodes of the
 // frame with click-like listeners (DOMDebugger.getEventListeners on the
-// document, the whole subtree, piercing shadow roots), resolved in ctxID.
-func (t *Tab) walkArgs(ctx context.Context, f *obsFrame, ctxID runtime.ExecutionContextID, wo walkOpts, anchor observe.Ref) ([]*runtime.CallArgument, error) {
+// document, the whole subtree, piercing shadow roots), resolved in the
+// world.
+func (t *Tab) walkArgs(ctx context.Context, f *obsFrame, w obsWorld, wo walkOpts, anchor observe.Ref) ([]*runtime.CallArgument, error) {
 	ob, _ := json.Marshal(wo)
 	args := []*runtime.CallArgument{{Value: ob}, {Value: jsonv2.Value("null")}}
-	doc, err := cdp.Call(ctx, f.sess, runtime.Evaluate, runtime.EvaluateParams{Expression: "document", ContextID: ctxID, ObjectGroup: obsGroup})
-	if err != nil {
-		return nil, err
-	}
-	if doc.Result == nil || doc.Result.ObjectID == "" {
-		return nil, errors.New("no document in the frame")
-	}
+	var wg sync.WaitGroup
 	if anchor.BackendNodeID != 0 && anchor.FrameID == f.id && anchor.Session == f.session {
-		if r, err := cdp.Call(ctx, f.sess, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: anchor.BackendNodeID, ExecutionContextID: ctxID, ObjectGroup: obsGroup}); err == nil && r.Object != nil {
-			args[1] = &runtime.CallArgument{ObjectID: r.Object.ObjectID}
-		}
+		wg.Go(func() {
+			r, err := cdp.Call(ctx, f.sess, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: anchor.BackendNodeID, ExecutionContextID: w.ctxID, ObjectGroup: obsGroup})
+			if err == nil && r.Object != nil {
+				args[1] = &runtime.CallArgument{ObjectID: r.Object.ObjectID}
+			}
+		})
 	}
-	ls, err := cdp.Call(ctx, f.sess, domdebugger.GetEventListeners, domdebugger.GetEventListenersParams{ObjectID: doc.Result.ObjectID, Depth: new(int64(-1)), Pierce: new(true)})
+	ls, err := cdp.Call(ctx, f.sess, domdebugger.GetEventListeners, domdebugger.GetEventListenersParams{ObjectID: w.doc, Depth: new(int64(-1)), Pierce: new(true)})
 	if err != nil {
+		wg.Wait()
+		if isGoneContext(err) {
+			return nil, err
+		}
 		return args, nil // listeners are a hint; walk without them
 	}
 	seen := map[cdp.BackendNodeID]bool{}
@@ -471,13 +636,12 @@ func (t *Tab) walkArgs(ctx context.Context, f *obsFrame, ctxID runtime.Execution
 		ids = append(ids, l.BackendNodeID)
 	}
 	objs := make([]runtime.RemoteObjectID, len(ids))
-	var wg sync.WaitGroup
 	sem := make(chan struct{}, 16)
 	for i, id := range ids {
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			r, err := cdp.Call(ctx, f.sess, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: id, ExecutionContextID: ctxID, ObjectGroup: obsGroup})
+			r, err := cdp.Call(ctx, f.sess, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: id, ExecutionContextID: w.ctxID, ObjectGroup: obsGroup})
 			if err == nil && r.Object != nil && r.Object.Subtype == "node" {
 				objs[i] = r.Object.ObjectID
 			}
@@ -495,12 +659,19 @@ func (t *Tab) walkArgs(ctx context.Context, f *obsFrame, ctxID runtime.Execution
 // walkResult is a walk as decoded from the walker.
 type walkResult struct {
 	observe.Walk
-	scroll *observe.ScrollReport
+	scroll  *observe.ScrollReport
+	refsAll bool
+	ms      int
+	bytes   int
+	inline  []inlineFrame
 }
 
 type walkJSON struct {
 	observe.Walk
 	SC *observe.ScrollReport `json:"sc,omitempty"`
+	RA int                   `json:"ra,omitempty"`
+	MS int                   `json:"ms,omitempty"`
+	FR []inlineFrame         `json:"fr,omitempty"`
 }
 
 // deepNode is a node of a deep-serialized value.
@@ -563,20 +734,14 @@ func (t *Tab) callWalker(ctx context.Context, s *chromedp.Target, p runtime.Call
 		return nil, nil, fmt.Errorf("observe: decode walker text: %w", err)
 	}
 	var wj walkJSON
-	td := time.Now()
 	if err := jsonv2.Unmarshal([]byte(text), &wj); err != nil {
 		return nil, nil, fmt.Errorf("observe: decode walk: %w", err)
-	}
-	if os.Getenv("TP_DEBUG") != "" {
-		var ms struct{ MS float64 `json:"ms"` }
-		_ = jsonv2.Unmarshal([]byte(text), &ms)
-		fmt.Fprintf(os.Stderr, "walker js %.0fms, %d bytes, %d items, decode %v\n", ms.MS, len(text), len(wj.Items), time.Since(td))
 	}
 	nodes, err := decodeNodes(parts[1].Value)
 	if err != nil {
 		return nil, nil, err
 	}
-	return &walkResult{Walk: wj.Walk, scroll: wj.SC}, nodes, nil
+	return &walkResult{Walk: wj.Walk, scroll: wj.SC, refsAll: wj.RA != 0, ms: wj.MS, bytes: len(res.Result.DeepSerializedValue.Value), inline: wj.FR}, nodes, nil
 }
 
 // decodeNodes decodes a deep-serialized array of nodes.
@@ -599,16 +764,21 @@ func decodeNodes(raw jsonv2.Value) ([]deepNode, error) {
 	return out, nil
 }
 
-// closedRoots records the backend node ids of the iframes and hosts of a
-// walk, and walks the closed shadow roots of the hosts into it (in their
-// place), in turn for the roots they hold.
+// closedRoots records the backend node ids the walk serialized, and walks
+// the closed shadow roots of its hosts into it (in their place, up to 8 at
+// a time), in turn for the roots they hold.
 func (t *Tab) closedRoots(ctx context.Context, w *walked, nodes []deepNode, extra []*runtime.CallArgument, wo walkOpts, depth int) error {
 	items := w.walk.Items
 	type sub struct {
-		at    int
-		items []observe.Item
+		at      int
+		it      observe.Item
+		root    cdp.BackendNodeID
+		items   []observe.Item
+		backend map[int]cdp.BackendNodeID
+		refsAll bool
+		err     error
 	}
-	var subs []sub
+	var subs []*sub
 	for k, ii := range w.walk.NodeItems {
 		if k >= len(nodes) || ii < 0 || ii >= len(items) {
 			continue
@@ -618,31 +788,46 @@ func (t *Tab) closedRoots(ctx context.Context, w *walked, nodes []deepNode, extr
 		if n.BackendNodeID != 0 {
 			w.backend[it.Node] = n.BackendNodeID
 		}
-		if it.Kind != observe.KindHost || n.ShadowRoot == nil || n.ShadowRoot.Value == nil || n.ShadowRoot.Value.Mode != "closed" || depth > 8 {
-			continue
+		if it.Kind == observe.KindHost && n.ShadowRoot != nil && n.ShadowRoot.Value != nil && n.ShadowRoot.Value.Mode == "closed" && depth <= 8 {
+			subs = append(subs, &sub{at: ii, it: *it, root: n.ShadowRoot.Value.BackendNodeID})
 		}
-		root, err := cdp.Call(ctx, w.f.sess, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: n.ShadowRoot.Value.BackendNodeID, ExecutionContextID: w.ctxID, ObjectGroup: obsGroup})
-		if err != nil || root.Object == nil {
-			continue
-		}
-		so := wo
-		so.Sub, so.Scroll = true, nil
-		so.Inh = &walkInherit{G: it.Region, LM: it.Landmark, HD: it.Heading, II: it.Inside != 0}
-		ob, _ := json.Marshal(so)
-		args := append([]*runtime.CallArgument{{Value: ob}}, extra...)
-		sw, snodes, err := t.callWalker(ctx, w.f.sess, runtime.CallFunctionOnParams{ObjectID: root.Object.ObjectID, Arguments: args}, false)
-		if err != nil {
-			return err
-		}
-		inner := &walked{f: w.f, ctxID: w.ctxID, walk: &sw.Walk, backend: w.backend}
-		if err := t.closedRoots(ctx, inner, snodes, extra, wo, depth+1); err != nil {
-			return err
-		}
-		subs = append(subs, sub{at: ii, items: inner.walk.Items})
 	}
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 8)
+	for _, s := range subs {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			root, err := cdp.Call(ctx, w.f.sess, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: s.root, ExecutionContextID: w.ctxID, ObjectGroup: obsGroup})
+			if err != nil || root.Object == nil {
+				return
+			}
+			so := wo
+			so.Sub, so.Scroll = true, nil
+			so.Inh = &walkInherit{G: s.it.Region, LM: s.it.Landmark, HD: s.it.Heading, II: s.it.Inside != 0}
+			ob, _ := json.Marshal(so)
+			args := append([]*runtime.CallArgument{{Value: ob}}, extra...)
+			sw, snodes, err := t.callWalker(ctx, w.f.sess, runtime.CallFunctionOnParams{ObjectID: root.Object.ObjectID, Arguments: args}, false)
+			if err != nil {
+				s.err = err
+				return
+			}
+			inner := &walked{f: w.f, ctxID: w.ctxID, walk: &sw.Walk, backend: map[int]cdp.BackendNodeID{}, refsAll: sw.refsAll}
+			s.err = t.closedRoots(ctx, inner, snodes, extra, wo, depth+1)
+			s.items, s.backend, s.refsAll = inner.walk.Items, inner.backend, inner.refsAll
+		})
+	}
+	wg.Wait()
 	// Splice from the last, so earlier positions hold.
 	for i := len(subs) - 1; i >= 0; i-- {
 		s := subs[i]
+		if s.err != nil {
+			return s.err
+		}
+		maps.Copy(w.backend, s.backend)
+		if s.items != nil && !s.refsAll {
+			w.refsAll = false
+		}
 		items = append(items[:s.at+1], append(s.items, items[s.at+1:]...)...)
 	}
 	w.walk.Items = items
@@ -650,105 +835,149 @@ func (t *Tab) closedRoots(ctx context.Context, w *walked, nodes []deepNode, extr
 	return nil
 }
 
+// mediaControls adds the controls of the walk's media elements (in their
+// user-agent shadow roots, which page scripts cannot reach) after them:
+// the buttons and sliders Accessibility.queryAXTree finds under each.
+func (t *Tab) mediaControls(ctx context.Context, w *walked) {
+	items := w.walk.Items
+	next := -1 // synthetic node indexes, below the walker's
+	for i := len(items) - 1; i >= 0; i-- {
+		it := items[i]
+		be := w.backend[it.Node]
+		if it.Kind != observe.KindMedia || be == 0 {
+			continue
+		}
+		var add []observe.Item
+		for _, role := range []string{"button", "slider"} {
+			r, err := cdp.Call(ctx, w.f.sess, accessibility.QueryAXTree, accessibility.QueryAXTreeParams{BackendNodeID: be, Role: role})
+			if err != nil {
+				continue
+			}
+			for _, n := range r.Nodes {
+				if n.Ignored || n.BackendDOMNodeID == 0 || n.BackendDOMNodeID == be {
+					continue
+				}
+				name := ""
+				if n.Name != nil {
+					_ = jsonv2.Unmarshal(n.Name.Value, &name)
+				}
+				w.backend[next] = n.BackendDOMNodeID
+				add = append(add, observe.Item{Kind: observe.KindElement, Node: next, Role: role, Name: name,
+					Region: it.Region, Landmark: it.Landmark, Heading: it.Heading})
+				next--
+			}
+		}
+		items = append(items[:i+1], append(add, items[i+1:]...)...)
+	}
+	w.walk.Items = items
+}
+
 // fetchRefs fetches the backend node ids of the elements the observation
-// numbers: all of them up to refsAll, else those observe.PickDOM keeps
-// within the budget (after the filters) (__tpObs.pick, deep-serialized).
-func (t *Tab) fetchRefs(ctx context.Context, in *observe.DOMInput, walks []*walked, bo observe.Options) error {
-	want := make([][]int, len(in.Frames))
-	total := 0
+// numbers, for the walks that did not serialize them all: up to refsAll of
+// them, else those observe.PickDOM keeps within the budget (after the
+// filters) (__tpObs.pick in the walk's world, deep-serialized). holders
+// are the walks of in.Frames. The observation's remote objects are
+// released afterwards, in the background.
+func (t *Tab) fetchRefs(ctx context.Context, in *observe.DOMInput, holders, walks []*walked, bo observe.Options) error {
+	defer t.releaseObjects(walks)
+	want := map[*walked][]int{}
+	total, missing := 0, 0
 	for fi := range in.Frames {
+		w := holders[fi]
 		for _, it := range in.Frames[fi].Walk.Items {
 			switch it.Kind {
 			case observe.KindElement, observe.KindHeading, observe.KindDialog:
 				if !bo.IncludeAll && it.Kind != observe.KindElement {
 					continue
 				}
-				want[fi] = append(want[fi], it.Node)
 				total++
+				if w.refsAll {
+					continue
+				}
+				if _, ok := w.backend[it.Node]; !ok {
+					want[w] = append(want[w], it.Node)
+					missing++
+				}
 			}
 		}
 	}
+	if missing == 0 {
+		return nil
+	}
 	if total > refsAll {
-		for fi := range want {
-			want[fi] = want[fi][:0]
-		}
-		tp := time.Now()
+		clear(want)
 		t.mu.Lock()
 		picks := observe.PickDOM(in, t.num, bo)
 		t.mu.Unlock()
-		if os.Getenv("TP_DEBUG") != "" {
-			fmt.Fprintf(os.Stderr, "pick %d of %d: %v\n", len(picks), total, time.Since(tp))
-		}
 		for _, p := range picks {
-			want[p.Frame] = append(want[p.Frame], p.Node)
-		}
-	}
-	byFrame := map[cdp.FrameID]*walked{}
-	for _, w := range walks {
-		if w != nil {
-			byFrame[w.f.id] = w
+			w := holders[p.Frame]
+			if _, ok := w.backend[p.Node]; !ok {
+				want[w] = append(want[w], p.Node)
+			}
 		}
 	}
 	var wg sync.WaitGroup
-	errs := make([]error, len(in.Frames))
-	tf := time.Now()
-	defer func() {
-		if os.Getenv("TP_DEBUG") != "" {
-			fmt.Fprintf(os.Stderr, "fetch+release: %v\n", time.Since(tf))
-		}
-	}()
-	for fi := range in.Frames {
-		f := &in.Frames[fi]
-		w := byFrame[f.FrameID]
-		if len(want[fi]) == 0 || w == nil {
-			continue
-		}
+	var mu sync.Mutex
+	var firstErr error
+	for w, ix := range want {
 		wg.Go(func() {
-			ix, _ := json.Marshal(want[fi])
-			var res runtime.CallFunctionOnResult
-			res, errs[fi] = cdp.Call(ctx, w.f.sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+			arg, _ := json.Marshal(ix)
+			res, err := cdp.Call(ctx, w.f.sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
 				FunctionDeclaration: `function(ix){ return globalThis.__tpObs ? globalThis.__tpObs.pick(ix) : []; }`,
-				ExecutionContextID:  w.ctxID, Arguments: []*runtime.CallArgument{{Value: ix}},
+				ExecutionContextID:  w.ctxID, Arguments: []*runtime.CallArgument{{Value: arg}},
 				SerializationOptions: &runtime.SerializationOptions{Serialization: runtime.SerializationOptionsSerializationDeep,
 					MaxDepth: new(int64(2)), AdditionalParameters: jsonv2.Value(`{"maxNodeDepth":0,"includeShadowTree":"none"}`)},
 				ObjectGroup: obsGroup,
 			})
-			if errs[fi] != nil || res.Result == nil || res.Result.DeepSerializedValue == nil {
-				return
+			var nodes []deepNode
+			if err == nil && res.Result != nil && res.Result.DeepSerializedValue != nil {
+				nodes, err = decodeNodes(res.Result.DeepSerializedValue.Value)
 			}
-			nodes, err := decodeNodes(res.Result.DeepSerializedValue.Value)
+			mu.Lock()
+			defer mu.Unlock()
 			if err != nil {
-				errs[fi] = err
+				if w == holders[0] && firstErr == nil {
+					firstErr = err
+				}
 				return
-			}
-			if f.Backend == nil {
-				f.Backend = map[int]cdp.BackendNodeID{}
 			}
 			for k, n := range nodes {
-				if k < len(want[fi]) && n.BackendNodeID != 0 {
-					f.Backend[want[fi][k]] = n.BackendNodeID
+				if k < len(ix) && n.BackendNodeID != 0 {
+					w.backend[ix[k]] = n.BackendNodeID
 				}
 			}
 		})
 	}
 	wg.Wait()
-	// Release the objects of this observation, page by page.
-	sessions := map[*chromedp.Target]bool{}
-	for _, w := range walks {
-		if w != nil && !sessions[w.f.sess] {
-			sessions[w.f.sess] = true
-			_, _ = cdp.Call(ctx, w.f.sess, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: obsGroup})
-		}
-	}
-	if errs[0] != nil {
-		return cdpErr("observe: fetch element ids", errs[0])
+	if firstErr != nil {
+		return cdpErr("observe: fetch element ids", firstErr)
 	}
 	return nil
 }
 
+// releaseObjects releases the remote objects of an observation
+// (Runtime.releaseObjectGroup on each session), in the background.
+func (t *Tab) releaseObjects(walks []*walked) {
+	sessions := map[*chromedp.Target]bool{}
+	for _, w := range walks {
+		if w != nil {
+			sessions[w.f.sess] = true
+		}
+	}
+	// Bounded by the tab's life and 5 s.
+	go func() {
+		ctx, cancel := context.WithTimeout(t.ctx, 5*time.Second)
+		defer cancel()
+		for s := range sessions {
+			_, _ = cdp.Call(ctx, s, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: obsGroup})
+		}
+	}()
+}
+
 // boxes returns the layout boxes of elements in top-level viewport CSS
-// pixels: those the walker measured, else DOM.getBoxModel's border box
-// (DOM.getContentQuads); elements without a box are absent.
+// pixels: those the walker measured, else the bounds of the first content
+// quad (DOM.getContentQuads on the element's session, offset by its
+// out-of-process iframes); elements without a box are absent.
 func (t *Tab) boxes(ctx context.Context, els []observe.Element) map[observe.Ref]observe.Rect {
 	out := make(map[observe.Ref]observe.Rect, len(els))
 	var mu sync.Mutex
@@ -775,7 +1004,17 @@ func (t *Tab) boxes(ctx context.Context, els []observe.Element) map[observe.Ref]
 			if err != nil || len(q.Quads) == 0 || len(q.Quads[0]) != 8 {
 				return
 			}
-			qd := q.Quads[0]
+			var dx, dy float64
+			if s != t.target {
+				if dx, dy, err = t.frameOrigin(ctx, s); err != nil {
+					return
+				}
+			}
+			qd := slices.Clone(q.Quads[0])
+			for i := 0; i < 8; i += 2 {
+				qd[i] += dx
+				qd[i+1] += dy
+			}
 			minX, minY, maxX, maxY := qd[0], qd[1], qd[0], qd[1]
 			for i := 0; i < 8; i += 2 {
 				minX, maxX = min(minX, qd[i]), max(maxX, qd[i])

@@ -10,7 +10,6 @@ import (
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
@@ -30,7 +29,7 @@ type obsState struct {
 	oopifs map[target.ID]*oopif
 	// worlds are the walker's isolated worlds, by session, frame and
 	// document.
-	worlds map[worldKey]runtime.ExecutionContextID
+	worlds map[worldKey]obsWorld
 	// navPending is set when the top frame starts a cross-document
 	// navigation, and cleared when it commits or stops.
 	navPending bool

@@ -15,7 +15,9 @@
 //         ni, sc}
 //         k kind: e element a person acts on, h heading, d dialog, t text,
 //           l landmark or alert, L list, f iframe, s possible closed shadow
-//           host (package tabs walks its closed root in its place);
+//           host (package tabs walks its closed root in its place), m media
+//           element with controls (package tabs asks the accessibility tree
+//           for them);
 //         n index of the item's node in globalThis.__tpObs.els;
 //         r role, a name, v value, s states, lv heading level, u link URL,
 //         c count (list items), g region (main, navigation, banner,
@@ -23,12 +25,21 @@
 //         it, ct text of its list item, row or article (contexts that tell
 //         apart elements of the same name), b box [x, y, w, h] in the
 //         frame's viewport CSS pixels, fo an iframe's content-box origin,
-//         an 1 for the anchor;
+//         an 1 for the anchor, o the options of a <select> shown as a
+//         combobox, cg the list item or table row it is in (an id unique
+//         in the world);
 //         ni the indexes of the items whose nodes are in `nodes`;
+//         ra 1 when those are all the numbered items (see opts.refs);
+//         ms the time the walk took in the page, in milliseconds;
+//         fr the frames walked in line (same-origin iframes): {k, p, u, vw,
+//         vh, sw, sh}, k the frame's number in the walk, p its parent's (0:
+//         this document), u its URL, its viewport and scroll size; the items
+//         of frame k have fr k (and its iframe's f item fi k);
 //         sc the scroll report of opts.scroll.
-//   nodes the DOM nodes of the f and s items, which package tabs needs at
-//         once, serialized with their backend node ids (and a closed shadow
-//         root's).
+//   nodes the DOM nodes of the f, s and m items, which package tabs needs
+//         at once (and of every numbered item when there are at most
+//         opts.refs), serialized with their backend node ids (and a closed
+//         shadow root's).
 // Every item's node stays in globalThis.__tpObs.els (of the isolated world)
 // until the next walk of the frame: __tpObs.pick(indexes) returns them, so
 // package tabs fetches the backend node ids of only the items it keeps.
@@ -43,14 +54,19 @@
 // result is then a Promise).
 function (opts, anchor, ...clickables) {
   opts = opts || {};
-  const T0 = performance.now();
+  const started = performance.now();
   const root = this && this.nodeType ? this : document;
   const doc = root.nodeType === 9 ? root : root.ownerDocument;
   const win = doc.defaultView;
   let G = globalThis.__tpObs;
   if (!G || !opts.sub) {
     G = globalThis.__tpObs = { els: [] };
-    G.pick = (ix) => ix.map((i) => G.els[i]);
+    // pick returns the nodes of the items, and lets the rest go.
+    G.pick = (ix) => {
+      const out = ix.map((i) => G.els[i]);
+      G.els.length = 0;
+      return out;
+    };
   }
   const els = G.els;
   const all = !!opts.all;
@@ -298,7 +314,8 @@ function (opts, anchor, ...clickables) {
   function deepActive(start) {
     let a = start.activeElement;
     while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
-    if (a === doc.body || a === doc.documentElement) a = null;
+    const d = start.nodeType === 9 ? start : start.ownerDocument;
+    if (a === d.body || a === d.documentElement || (a && (a.localName === 'iframe' || a.localName === 'frame'))) a = null;
     return a;
   }
 
@@ -316,7 +333,11 @@ function (opts, anchor, ...clickables) {
     let runNode = null;
     let runSt = null;
     let hosts = 0;
-    const active = start.nodeType === 11 ? deepActive(start) : deepActive(doc);
+    let active = start.nodeType === 11 ? deepActive(start) : deepActive(doc);
+    // curFrame is the inline frame being walked (0: this document), and
+    // frames describes the inline frames.
+    let curFrame = 0;
+    const frames = [];
 
     function addNode(node) {
       els.push(node);
@@ -348,6 +369,7 @@ function (opts, anchor, ...clickables) {
     }
 
     function ctxOf(it, st) {
+      if (curFrame) it.fr = curFrame;
       if (st.g) it.g = st.g;
       if (st.lm) it.lm = st.lm;
       if (st.sc.hd) it.hd = st.sc.hd;
@@ -359,8 +381,9 @@ function (opts, anchor, ...clickables) {
       if (t && /[\p{L}\p{N}]/u.test(t)) {
         const it = { k: 't', a: t, n: addNode(runNode) };
         ctxOf(it, runSt);
+        if (runSt.ci !== undefined && containers[runSt.ci][3]) it.cg = containers[runSt.ci][3];
         if (opts.vp) {
-          const r = doc.createRange();
+          const r = runNode.ownerDocument.createRange();
           r.selectNodeContents(runNode);
           it.b = rectOf(r.getBoundingClientRect());
         }
@@ -446,11 +469,44 @@ function (opts, anchor, ...clickables) {
         if (vh || r.width === 0 || r.height === 0) it.hid = 1;
         ctxOf(it, st);
         items.push(it);
+        // A same-origin frame (about:blank, srcdoc, same site) is walked
+        // here, in line; package tabs walks the others on their own.
+        let cd = null;
+        if (!it.hid && !opts.sub) {
+          try {
+            cd = el.contentDocument;
+          } catch (e) {
+            cd = null;
+          }
+        }
+        if (cd && cd.documentElement && cd.defaultView) {
+          const k = frames.length + 1;
+          it.fi = k;
+          const cw = cd.defaultView;
+          const se = cd.scrollingElement || cd.documentElement;
+          frames.push({ k, p: curFrame, u: cd.location ? cd.location.href : '', vw: cw.innerWidth, vh: cw.innerHeight, sw: se.scrollWidth, sh: se.scrollHeight });
+          const saved = [curFrame, active];
+          curFrame = k;
+          active = deepActive(cd);
+          const cs0 = { g: st.g, lm: '', sc: { hd: '' }, vh: false };
+          visit(cd.documentElement, cs0);
+          flush();
+          [curFrame, active] = saved;
+        }
         return;
       }
       if (tag === 'img' || tag === 'svg') {
-        const alt = tag === 'img' ? el.getAttribute('alt') : (el.querySelector(':scope > title') || {}).textContent;
+        let alt = tag === 'img' ? el.getAttribute('alt') : (el.querySelector(':scope > title') || {}).textContent;
+        if (alt === null && tag === 'img') alt = el.getAttribute('title');
         if (alt && !st.vh) buf.push(' ' + alt + ' ');
+      }
+      if ((tag === 'video' || tag === 'audio') && el.hasAttribute('controls') && !vh) {
+        // Its controls are in a user-agent shadow root: package tabs
+        // asks the accessibility tree for them.
+        flush();
+        const it = { k: 'm', n: addNode(el) };
+        ctxOf(it, st);
+        items.push(it);
       }
       let role = roleOf(el, tag);
       if (role === 'hidden') return;
@@ -504,13 +560,30 @@ function (opts, anchor, ...clickables) {
       if (pointer !== !!st.ptr) ns = child(ns, { ptr: pointer });
       if (CONTAINERS.has(role)) {
         const ci = containers.length;
-        containers.push([buf.length, -1, el.getAttribute('aria-label') || '']);
+        // List items and rows share a line (cg); an article is too large.
+        let gid = 0;
+        if (role !== 'article') {
+          G.cg = (G.cg || 0) + 1;
+          gid = G.cg;
+        }
+        containers.push([buf.length, -1, el.getAttribute('aria-label') || '', gid]);
         walkKids(el, child(ns, { ci }));
         containers[ci][1] = buf.length;
         if (!inline) flush();
         return;
       }
       if (tag === 'label') ns = child(ns, { cov: true });
+      if (st.ii && tag === 'figure' && el.querySelector(':scope > figcaption')) {
+        // In a name, a figure says its caption (accname: its own name).
+        for (const k of kidsOf(el)) {
+          const cap = k.nodeType === 1 && k.localName === 'figcaption';
+          if (!cap) buf.push(OFF);
+          if (k.nodeType === 1) visit(k, ns);
+          else if (k.nodeType === 3) text(k, ns);
+          if (!cap) buf.push(ON);
+        }
+        return;
+      }
       if (st.ii && NAME_BREAK.has(role)) {
         buf.push(OFF);
         walkKids(el, ns);
@@ -618,6 +691,7 @@ function (opts, anchor, ...clickables) {
         const v = valueOf(el, tag, role);
         if (v) it.v = cap(clean(v), MAXTXT);
       }
+      if (tag === 'select' && role === 'combobox') it.o = Array.from(el.options, (o) => cap(clean(o.label || o.textContent), 80));
       if (role === 'link') it.u = el.href || el.getAttribute('href') || '';
       if (opts.vp) it.b = rectOf(el.getBoundingClientRect());
       if (kind === 'c') {
@@ -655,9 +729,10 @@ function (opts, anchor, ...clickables) {
         }
       }
       if (t) it.ct = t;
+      if (c[3]) it.cg = c[3];
       delete it.ci;
     }
-    return { items, scrollers };
+    return { items, scrollers, frames };
   }
 
   function initial() {
@@ -672,11 +747,16 @@ function (opts, anchor, ...clickables) {
     return st;
   }
 
-  function finish(items, report) {
+  function finish(items, report, frames) {
     const nodes = [];
     const ni = [];
+    // Up to opts.refs numbered items, their nodes come now too (saving
+    // the pick).
+    let numbered = 0;
+    for (const it of items) if (it.k === 'e' || ((it.k === 'h' || it.k === 'd') && all)) numbered++;
+    const refs = opts.refs && numbered <= opts.refs;
     items.forEach((it, i) => {
-      if (it.k === 'f' || it.k === 's') {
+      if (it.k === 'f' || it.k === 's' || it.k === 'm' || (refs && (it.k === 'e' || ((it.k === 'h' || it.k === 'd') && all)))) {
         ni.push(i);
         nodes.push(els[it.n]);
       }
@@ -689,11 +769,16 @@ function (opts, anchor, ...clickables) {
       items, ni,
     };
     if (report) out.sc = report;
-    out.ms = performance.now() - T0;
+    if (frames && frames.length) out.fr = frames;
+    if (refs) out.ra = 1;
+    out.ms = Math.round(performance.now() - started);
     return [JSON.stringify(out), nodes];
   }
 
-  if (!opts.scroll) return finish(walkOnce(root, initial()).items);
+  if (!opts.scroll) {
+    const w = walkOnce(root, initial());
+    return finish(w.items, null, w.frames);
+  }
   return scrollAll();
 
   // scrollAll scrolls every scroll container through its content, walking
@@ -784,17 +869,32 @@ function (opts, anchor, ...clickables) {
       el.scrollTop = y;
     }
     await settle();
-    merge(walkOnce(root, initial()).items);
+    const last = walkOnce(root, initial());
+    merge(last.items);
+    // A list that makes its rows again when they come back into view has
+    // the same element twice: the rendered one stays.
+    const sig = (it) => [it.k, it.r, it.a, it.ct || '', it.lm || '', it.hd || ''].join('\u0001');
+    const live = new Map();
+    for (let e = head.next; e; e = e.next) {
+      const k = key(e.it);
+      if (k && k.isConnected) live.set(sig(e.it), (live.get(sig(e.it)) || 0) + 1);
+    }
     const items = [];
     for (let e = head.next; e; e = e.next) {
       const it = e.it;
       const k = key(it);
-      if (k && !k.isConnected && it.k === 'e') {
-        it.s = (it.s || []).concat('offscreen');
+      if (k && !k.isConnected) {
+        const n = live.get(sig(it));
+        if (n) {
+          live.set(sig(it), n - 1);
+          continue;
+        }
+        if (it.k !== 'e' && it.k !== 't' && it.k !== 'h') continue;
+        if (it.k === 'e') it.s = (it.s || []).concat('offscreen');
         delete it.b;
       }
       items.push(it);
     }
-    return finish(items, report);
+    return finish(items, report, last.frames);
   }
 }

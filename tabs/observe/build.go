@@ -21,6 +21,7 @@ const (
 	maxContext = 32
 	maxURL     = 80
 	maxFrame   = 48
+	maxOption  = 60
 )
 
 // Regions of the page an element can be in (Element.Region), from its
@@ -554,7 +555,7 @@ func clean(s string, max int) string {
 		}
 		if pending {
 			if n >= max {
-				break
+				return b.String() + "…" // more words follow
 			}
 			b.WriteByte(' ')
 			n++
@@ -593,6 +594,36 @@ func shortURL(raw, base string) string {
 		}
 	}
 	return clean(raw, maxURL)
+}
+
+// maxLinkURL caps the target shown for a link without a name.
+const maxLinkURL = 48
+
+// linkURL shortens the target of a link without a name to what tells it
+// apart: the path, after the host when it is not base's, without the
+// query (kept when the path is empty or "/"), at most maxLinkURL runes;
+// "" for a javascript: URL, which says nothing.
+func linkURL(raw, base string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return clean(raw, maxLinkURL)
+	}
+	if u.Scheme == "javascript" {
+		return ""
+	}
+	if u.Host == "" {
+		return clean(raw, maxLinkURL)
+	}
+	s := u.EscapedPath()
+	if (s == "" || s == "/") && u.RawQuery != "" {
+		s += "?" + u.RawQuery
+	}
+	if b, err := url.Parse(base); err != nil || b.Scheme != u.Scheme || b.Host != u.Host {
+		s = strings.TrimPrefix(u.Host, "www.") + s
+	} else if s == "" {
+		s = "/"
+	}
+	return clean(s, maxLinkURL)
 }
 
 // frameIndex is one frame's AX nodes, indexed.
@@ -887,7 +918,10 @@ func (b *builder) walk(fi, idx int, st walkState) {
 			el.Value = clean(v, maxValue)
 		}
 		if role == "link" && name == "" {
-			el.URL = shortURL(p.url, b.in.URL)
+			el.URL = linkURL(p.url, b.in.URL)
+		}
+		if role == "combobox" && p.expanded != "true" {
+			el.Options = b.optionNames(fi, idx)
 		}
 		if i := b.add(fi, n, el, st); i >= 0 {
 			b.meta[i].url = p.url
@@ -977,6 +1011,9 @@ func (b *builder) add(fi int, n *accessibility.Node, el Element, st walkState) i
 	el.Frame = fx.label
 	el.Region = st.region
 	el.ID = b.num.ID(el.Ref)
+	if st.containerIdx >= 0 && b.frames[st.containerFrame].roles[st.containerIdx] != "article" {
+		el.group = int32(st.containerFrame)<<24 | int32(st.containerIdx+1)
+	}
 	b.els = append(b.els, el)
 	b.meta = append(b.meta, meta{containerFrame: st.containerFrame, containerIdx: st.containerIdx,
 		heading: b.heading, landmark: st.landmark, parent: n.ParentID, frame: fi})
@@ -1017,6 +1054,31 @@ func hasWord(s string) bool {
 		}
 	}
 	return false
+}
+
+// optionNames returns the names of the options under node idx (those of
+// a collapsed <select>).
+func (b *builder) optionNames(fi, idx int) []string {
+	var out []string
+	fx := &b.frames[fi]
+	var rec func(idx, depth int)
+	rec = func(idx, depth int) {
+		n := fx.f.Nodes[idx]
+		if n == nil || depth > 8 {
+			return
+		}
+		if fx.roles[idx] == "option" || fx.roles[idx] == "MenuListOption" {
+			out = append(out, clean(valueString(n.Name), maxOption))
+			return
+		}
+		for _, c := range n.ChildIDs {
+			if j, ok := fx.lookup(c); ok {
+				rec(j, depth+1)
+			}
+		}
+	}
+	rec(idx, 0)
+	return out
 }
 
 // descText returns the text under node idx, for naming an element without

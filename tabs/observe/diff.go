@@ -52,9 +52,9 @@ func Diff(prev, cur *Observation) *Observation {
 		case !ok:
 			el.Change = "added"
 			out.Elements = append(out.Elements, el)
-		case old.Name != el.Name || old.Value != el.Value || old.Context != el.Context || !slices.Equal(old.States, el.States):
+		case old.Name != el.Name || old.Value != el.Value || old.Context != el.Context || !sameStates(old.States, el.States):
 			el.Change = "changed"
-			el.Was = was(old)
+			el.Was = was(old, &el)
 			out.Elements = append(out.Elements, el)
 		default:
 			out.Unchanged++
@@ -79,17 +79,34 @@ func Diff(prev, cur *Observation) *Observation {
 	return &out
 }
 
-// was renders an element's old name, value and states for a changed line.
-func was(el *Element) string {
+// sameStates compares states, ignoring focus (which every click moves).
+func sameStates(a, b []string) bool {
+	return slices.Equal(slices.DeleteFunc(slices.Clone(a), isFocus), slices.DeleteFunc(slices.Clone(b), isFocus))
+}
+
+func isFocus(s string) bool { return s == "focused" }
+
+// was renders what differs in an element's old rendering: its quoted name,
+// ": " and its value, its states in brackets ([] for none).
+func was(old, cur *Element) string {
 	var b strings.Builder
-	writeQuoted(&b, el.Name)
-	if el.Value != "" {
-		b.WriteString(": ")
-		writeQuoted(&b, el.Value)
+	if old.Name != cur.Name {
+		writeQuoted(&b, old.Name)
 	}
-	for _, s := range el.States {
-		b.WriteByte(' ')
-		b.WriteString(s)
+	if old.Value != cur.Value {
+		b.WriteString(": ")
+		writeQuoted(&b, old.Value)
+	}
+	if !sameStates(old.States, cur.States) {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteByte('[')
+		b.WriteString(strings.Join(slices.DeleteFunc(slices.Clone(old.States), isFocus), " "))
+		b.WriteByte(']')
+	}
+	if b.Len() == 0 && old.Context != cur.Context {
+		b.WriteString("(" + old.Context + ")")
 	}
 	return b.String()
 }

@@ -31,6 +31,17 @@ type Item struct {
 	Inside int `json:"ii,omitempty"`
 	// Anchor is 1 for the element last acted on.
 	Anchor int `json:"an,omitempty"`
+	// Options are the options of a <select> shown as a combobox.
+	Options []string `json:"o,omitempty"`
+	// Group is the list item or table row the item is in (an id unique
+	// within its frame's walk), 0 for none.
+	Group int `json:"cg,omitempty"`
+	// Frame is the number of the same-origin frame the walker walked the
+	// item in, in line (0: the walk's document), and Inline, on an iframe
+	// item, the number of the frame it shows when walked in line. Package
+	// tabs splits a walk into its frames by them.
+	Frame  int `json:"fr,omitempty"`
+	Inline int `json:"fi,omitempty"`
 }
 
 // The kinds of Item.
@@ -43,6 +54,7 @@ const (
 	KindList     = "L"
 	KindFrame    = "f"
 	KindHost     = "s"
+	KindMedia    = "m"
 )
 
 // Walk is the walker's output for one document: its URL and title, its
@@ -107,7 +119,8 @@ func needsNumber(role string) bool {
 // BuildDOM turns the walks of a page's frames into an observation, as
 // Build does for accessibility trees: elements in flat-tree order, the
 // elements of a child frame where its iframe is (offset by the iframe's
-// position), hidden frames left out. By default it keeps the elements a
+// position), hidden frames (whose iframe the walk did not meet) left out,
+// frames whose iframe is unknown (Owner 0) last. By default it keeps the elements a
 // person acts on; IncludeAll adds headings, landmarks, dialogs, alerts,
 // lists and text. Elements whose backend node id is known (DOMFrame.Backend)
 // are numbered by num (nil: a fresh Numbering) in document order, before the
@@ -134,8 +147,10 @@ func BuildDOM(in *DOMInput, num *Numbering, opts Options) *Observation {
 		d.labels[i] = clean(l, maxFrame)
 	}
 	d.frame(0, 0, 0, Rect{X: 0, Y: 0, Width: float64(in.Viewport.Width), Height: float64(in.Viewport.Height)})
+	// Frames whose iframe is unknown come last; those whose iframe was
+	// not walked are hidden (display: none, or in a hidden subtree).
 	for i := 1; i < len(in.Frames); i++ {
-		if !d.visited[i] && in.Frames[i].Walk != nil {
+		if !d.visited[i] && in.Frames[i].Walk != nil && in.Frames[i].Owner == 0 {
 			d.frame(i, 0, 0, Rect{Width: float64(in.Viewport.Width), Height: float64(in.Viewport.Height)})
 		}
 	}
@@ -168,7 +183,7 @@ func (d *domBuilder) frame(fi int, ox, oy float64, clip Rect) {
 	for ii := range w.Items {
 		it := &w.Items[ii]
 		switch it.Kind {
-		case KindHost:
+		case KindHost, KindMedia:
 			continue
 		case KindFrame:
 			if it.Hidden != 0 {
@@ -202,6 +217,12 @@ func (d *domBuilder) frame(fi int, ox, oy float64, clip Rect) {
 		}
 		el := Element{Role: role, Level: it.Level, Count: it.Count, States: it.States, Region: it.Region,
 			frame: int32(fi), node: int32(it.Node), anchor: it.Anchor != 0}
+		if it.Group != 0 {
+			el.group = int32(fi)<<24 | int32(it.Group&0xffffff)
+		}
+		for _, op := range it.Options {
+			el.Options = append(el.Options, clean(op, maxOption))
+		}
 		if fi > 0 {
 			el.Frame = d.labels[fi]
 		}
@@ -217,7 +238,7 @@ func (d *domBuilder) frame(fi int, ox, oy float64, clip Rect) {
 		if role == "link" {
 			el.href = it.URL
 			if el.Name == "" {
-				el.URL = shortURL(it.URL, d.in.URL)
+				el.URL = linkURL(it.URL, d.in.URL)
 			}
 		}
 		if len(it.Box) == 4 {

@@ -1,10 +1,21 @@
-// Package observe turns a page's accessibility (AX) tree into an
-// observation: a short numbered list of the elements a person could act on,
-// and its text rendering for models and the CLI (DESIGN.md section 4).
+// Package observe turns what package tabs reads from a page into an
+// observation: a short numbered list of the elements a person could act on
+// (and, on request, the structure a reader needs), and its text rendering
+// for models and the CLI (DESIGN.md section 4).
 //
-// It is a pure transform of CDP data (Accessibility.getFullAXTree results
-// and a little DOM geometry gathered by package tabs); it does no I/O and is
-// tested from recorded JSON.
+// It takes two inputs. BuildDOM takes the walks of tabs' in-page walker
+// (tabs/js/observe.js: one per frame, DOM flat tree with roles, names,
+// states and contexts computed in the page), which is what tab.observe
+// uses: it is several times cheaper than the accessibility tree and its
+// cost does not depend on Chrome building that tree. Build takes
+// Accessibility.getFullAXTree results, one per frame. Both number elements
+// with a Numbering keyed by backend node id and frame, and render with
+// Observation.Text; TrimWith cuts an observation to a token budget, main
+// content first, and Diff compares two observations.
+//
+// It is a pure transform: it does no I/O and is tested from recorded JSON
+// (testdata/*.json for Build, testdata/dom/*.json for BuildDOM) and golden
+// files.
 package observe
 
 import (
@@ -33,6 +44,9 @@ type Element struct {
 	Level int `json:"level,omitempty"`
 	// Count is the number of items of a list (includeAll only).
 	Count int `json:"count,omitempty"`
+	// Options are the options of a collapsed <select>, which are not
+	// elements of their own.
+	Options []string `json:"options,omitempty"`
 	// Context tells apart elements of the same role and name: the text of
 	// their list item or row, the heading before them, or their landmark.
 	Context string `json:"context,omitempty"`
@@ -65,6 +79,9 @@ type Element struct {
 	frame, node int32
 	// anchor marks the element last acted on.
 	anchor bool
+	// group is the list item, table row or article the element is in (0
+	// for none): Text puts the elements of one on one line.
+	group int32
 }
 
 // Box returns the element's box in top-viewport CSS pixels, as the

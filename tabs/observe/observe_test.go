@@ -185,7 +185,7 @@ func TestLogin(t *testing.T) {
 		}
 	}
 	lines := strings.Split(strings.TrimSpace(o.Text()), "\n")
-	if len(lines) != 6 || lines[1] != `[1] textbox "Email" required` || lines[4] != `[4] button "Sign in"` {
+	if len(lines) != 6 || lines[1] != `1 textbox "Email" required` || lines[4] != `4 button "Sign in"` || lines[5] != `5 "Forgot your password?"` {
 		t.Errorf("text:\n%s", o.Text())
 	}
 	all := Build(loadRecording(t, "login").input(), nil, Options{IncludeAll: true})
@@ -221,7 +221,7 @@ func TestDuplicatesGetContexts(t *testing.T) {
 	if el := one(t, o, "link", "Home"); el.Context != "" {
 		t.Errorf("unique link got a context %q", el.Context)
 	}
-	if !strings.Contains(o.Text(), `[3] button "Buy" (Apples, 1 kg)`+"\n") {
+	if !strings.Contains(o.Text(), `3 button "Buy" (Apples, 1 kg)`+"\n") || !strings.Contains(o.Text(), "\n2,14 \"Cart\"\n") {
 		t.Errorf("text:\n%s", o.Text())
 	}
 
@@ -301,7 +301,7 @@ func TestWidgets(t *testing.T) {
 	if n := utf8.RuneCountInString(cut.Name); n > 101 || !strings.HasSuffix(cut.Name, "…") {
 		t.Errorf("long name: %d runes %q", n, cut.Name)
 	}
-	if !strings.Contains(o.Text(), "[30] link url=/x\n") {
+	if !strings.Contains(o.Text(), "30 link url=/x\n") {
 		t.Errorf("text:\n%s", o.Text())
 	}
 }
@@ -411,7 +411,7 @@ func TestFrames(t *testing.T) {
 		t.Errorf("same-process frame ref %+v", inner.Ref)
 	}
 	if !strings.Contains(o.Text(), "frames: f1=sameorigin f2=localhost:8000/pages/card.html\n") ||
-		!strings.Contains(o.Text(), `[6] button "Pay" @f2`+"\n") {
+		!strings.Contains(o.Text(), `6 button "Pay" @f2`+"\n") {
 		t.Errorf("text:\n%s", o.Text())
 	}
 
@@ -499,8 +499,8 @@ func TestTrim(t *testing.T) {
 	// A small budget on the landmarks page: the dialog and main first,
 	// navigation, sidebar and footer last.
 	lm := Build(loadRecording(t, "landmarks").input(), nil, Options{})
-	small, om := Trim(lm, 100)
-	if om == 0 || Tokens(small.Text()) > 100 {
+	small, om := Trim(lm, 90)
+	if om == 0 || Tokens(small.Text()) > 90 {
 		t.Fatalf("small trim: omitted %d, %d tokens", om, Tokens(small.Text()))
 	}
 	checkTrimOrder(t, lm, small)
@@ -650,19 +650,49 @@ func TestTextFormat(t *testing.T) {
 			{ID: 4, Role: "textbox", Name: "Notes", Value: "line1\nline2"},
 			{ID: 5, Role: "link", Name: "Buy", Context: "Apples", Frame: "my frame"},
 			{ID: 6, Role: "main"},
+			{ID: 7, Role: "link", Name: "Cart", href: "http://x/cart"},
+			{ID: 8, Role: "link", URL: "/x"},
+			{Role: "navigation", Name: "Primary"},
+			{Role: "list", Count: 3},
+			{ID: 9, Role: "link", Name: "Cart", href: "http://x/cart"},
+			{ID: 10, Role: "link", Name: "Cart", href: "http://x/other"},
+			{Role: "button", Name: "Unnumbered"},
 		}, Omitted: 3}
 	want := `page "A \"quoted\" title" http://x/ viewport=800x600 scroll=0,10/800x2000
 frames: f1="my frame"
-[1] button "say \"hi\" \\ now" disabled pressed
-[2] h2 "Head"
-[3] "plain text"
-[4] textbox "Notes": "line1\nline2"
-[5] link "Buy" (Apples) @f1
-[6] main
+1 button "say \"hi\" \\ now" disabled pressed
+2 h2 "Head"
+"plain text"
+4 textbox "Notes": "line1\nline2"
+5 "Buy" (Apples) @f1
+[main]
+7,9 "Cart"
+8 link url=/x
+[nav "Primary"]
+[list 3]
+10 "Cart"
+- button "Unnumbered"
 … 3 more elements left out
 `
 	if got := o.Text(); got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+	d := &Observation{URL: "http://x/", Title: "T", Since: "last", Unchanged: 4,
+		Elements: []Element{
+			{ID: 3, Role: "button", Name: "Add", Change: "added"},
+			{ID: 4, Role: "textbox", Name: "Qty", Value: "2", Change: "changed", Was: `: "1"`},
+			{ID: 5, Role: "checkbox", Name: "Gift", States: []string{"checked"}, Change: "changed", Was: "[]"},
+		},
+		Removed: []Element{{ID: 1, Role: "button", Name: "Old"}}}
+	want = `page "T" http://x/
+since last: 1 added, 2 changed, 1 removed, 4 unchanged
++ 3 button "Add"
+~ 4 textbox "Qty": "2" was: "1"
+~ 5 checkbox "Gift" checked was []
+- 1 button "Old"
+`
+	if got := d.Text(); got != want {
+		t.Errorf("diff got:\n%s\nwant:\n%s", got, want)
 	}
 }
 
@@ -677,6 +707,9 @@ func TestClean(t *testing.T) {
 		{"abcdefghijk", "abcdefghij…"},
 		{"abcdefghij   ", "abcdefghij"},
 		{"abcde fghij klm", "abcde fghi…"},
+		{"abcde fghij", "abcde fghij"},
+		{"abcde fghij   ", "abcde fghij"},
+		{"abcde fghij k", "abcde fghij…"},
 		{long, strings.Repeat("é", 10) + "…"},
 	} {
 		if got := clean(c.in, 10); got != c.want {

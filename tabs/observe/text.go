@@ -33,14 +33,19 @@ func Tokens(s string) int { return (len(s) + 3) / 4 }
 //	3 button "Buy" (Apples) disabled
 //	4 "Forgot your password?"
 //	5,9 "Cart"
+//	10 "Apples" | 11 button "Buy"
 //	"Some static text"
 //	… 12 more elements left out; full observation: /tmp/tabpilot-obs-1.json
 //
 // The header gives the viewport and scroll position (x,y/width x height of
 // the document) only when the document is larger than the viewport or
-// scrolled. A line is the element's number, its ARIA role, its quoted name,
+// scrolled. An element is its number, its ARIA role, its quoted name,
 // the context in parentheses (for elements that share a role and name),
-// ": " and the value when there is one, and its states. Links, the most
+// ": " and the value when there is one, its states, and for a collapsed
+// <select> its options ("options "A","B""). The elements of one list
+// item or table row share a line (up to maxPerLine), joined by " | " (line 5 of
+// the example: 10 "Apples" | 11 button "Buy"); on such a line an element
+// that needs a context has none when another one needs none. Links, the most
 // common elements, have no role word (line 4); the lines of links with
 // one name and one target are merged, their numbers joined by commas
 // (line 5). Headings are h1 to h6; "clickable" is an element with a click
@@ -64,28 +69,51 @@ func (o *Observation) Text() string {
 		writeDiffHeader(&b, o)
 	}
 	extra, skip := mergeLinks(o.Elements)
+	shown := make([]int, 0, len(o.Elements))
 	for i := range o.Elements {
-		el := &o.Elements[i]
-		if skip != nil && skip[i] {
-			continue
+		if skip == nil || !skip[i] {
+			shown = append(shown, i)
 		}
-		prefix := ""
-		switch el.Change {
-		case "added":
-			prefix = "+ "
-		case "changed":
-			prefix = "~ "
+	}
+	for start := 0; start < len(shown); {
+		end := start + 1
+		for end < len(shown) && end-start < maxPerLine && sameLine(&o.Elements[shown[end-1]], &o.Elements[shown[end]]) {
+			end++
 		}
-		b.WriteString(prefix)
-		var more []int
-		if extra != nil {
-			more = extra[i]
+		// On a line with an element that needs no context, the others
+		// need none either: that element tells the line apart.
+		plain := false
+		if end-start > 1 {
+			for _, i := range shown[start:end] {
+				if el := &o.Elements[i]; el.Context == "" && el.Name != "" {
+					plain = true
+				}
+			}
 		}
-		writeLine(&b, el, no[el.Frame], more)
+		for k, i := range shown[start:end] {
+			el := &o.Elements[i]
+			if k > 0 {
+				b.WriteString(" | ")
+			}
+			switch el.Change {
+			case "added":
+				b.WriteString("+ ")
+			case "changed":
+				b.WriteString("~ ")
+			}
+			var more []int
+			if extra != nil {
+				more = extra[i]
+			}
+			writeLine(&b, el, no[el.Frame], more, plain)
+		}
+		b.WriteByte('\n')
+		start = end
 	}
 	for i := range o.Removed {
 		b.WriteString("- ")
-		writeLine(&b, &o.Removed[i], no[o.Removed[i].Frame], nil)
+		writeLine(&b, &o.Removed[i], no[o.Removed[i].Frame], nil, false)
+		b.WriteByte('\n')
 	}
 	if len(o.Elements) == 0 && len(o.Removed) == 0 {
 		if o.Since != "" {
@@ -102,6 +130,18 @@ func (o *Observation) Text() string {
 	writeFooter(&b, o.Omitted, o.FullPath)
 	return b.String()
 }
+
+// maxPerLine caps the elements of a shared line.
+const maxPerLine = 8
+
+// sameLine reports whether b goes on a's line: both are in one list item
+// or table row of one frame, neither is a marker, a change or a long text.
+func sameLine(a, b *Element) bool {
+	return a.group != 0 && a.group == b.group && a.Frame == b.Frame && !isMarker(a.Role) && !isMarker(b.Role) &&
+		a.Change == "" && b.Change == "" && !longText(a) && !longText(b)
+}
+
+func longText(el *Element) bool { return el.Role == "text" && len(el.Name) > 80 }
 
 // isMergeable reports whether el's line can merge with other links to the
 // same target.
@@ -201,13 +241,13 @@ func writeFooter(b *strings.Builder, omitted int, path string) {
 	b.WriteByte('\n')
 }
 
-// writeLine writes el's line; extra are the numbers of links merged into it.
-func writeLine(b *strings.Builder, el *Element, frame int, extra []int) {
+// writeLine writes el's rendering (without a newline); extra are the
+// numbers of links merged into it; noContext leaves out its context.
+func writeLine(b *strings.Builder, el *Element, frame int, extra []int, noContext bool) {
 	var num [24]byte
 	if el.Role == "text" {
 		writeQuoted(b, el.Name)
 		writeFrame(b, frame)
-		b.WriteByte('\n')
 		return
 	}
 	if isMarker(el.Role) {
@@ -228,7 +268,6 @@ func writeLine(b *strings.Builder, el *Element, frame int, extra []int) {
 		}
 		b.WriteByte(']')
 		writeFrame(b, frame)
-		b.WriteByte('\n')
 		return
 	}
 	if el.ID > 0 {
@@ -254,7 +293,7 @@ func writeLine(b *strings.Builder, el *Element, frame int, extra []int) {
 		b.WriteByte(' ')
 		writeQuoted(b, el.Name)
 	}
-	if el.Context != "" {
+	if el.Context != "" && !noContext {
 		b.WriteString(" (")
 		b.WriteString(el.Context)
 		b.WriteByte(')')
@@ -271,12 +310,23 @@ func writeLine(b *strings.Builder, el *Element, frame int, extra []int) {
 		b.WriteString(" url=")
 		b.WriteString(el.URL)
 	}
+	if len(el.Options) > 0 {
+		b.WriteString(" options ")
+		for i, op := range el.Options {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeQuoted(b, op)
+		}
+	}
 	writeFrame(b, frame)
 	if el.Was != "" {
-		b.WriteString(" was ")
+		b.WriteString(" was")
+		if el.Was[0] != ':' {
+			b.WriteByte(' ')
+		}
 		b.WriteString(el.Was)
 	}
-	b.WriteByte('\n')
 }
 
 func writeFrame(b *strings.Builder, frame int) {
@@ -389,11 +439,11 @@ func Trim(o *Observation, maxTokens int) (*Observation, int) {
 
 // TrimWith cuts o to a budget of opts.MaxTokens (counted by Tokens on
 // Text(); 0 or less means DefaultMaxTokens). It keeps elements in order
-// of priority: dialogs and the anchor's neighbourhood (the anchorWindow
-// elements before and after the element last acted on, else the focused
-// one), then the main landmark, then the rest, then navigation, footer and
-// sidebar elements; in document order within a tier, stopping at the first
-// that does not fit. The kept ones stay in document order. Elements that
+// of priority: dialogs, then the anchor's neighbourhood (the element last
+// acted on, else the focused one, and the anchorWindow elements before and
+// after it, nearest first), then the main landmark, then the rest, then
+// navigation, footer and sidebar elements; in document order within a
+// tier, stopping at the first that does not fit. The kept ones stay in document order. Elements that
 // need a number and have none (ID 0: their backend node id was not
 // fetched) are never kept. It keeps room for the last line and a FullPath
 // of about 100 bytes. It returns a copy of o with the kept elements (o is
@@ -426,7 +476,8 @@ func TrimWith(o *Observation, opts TrimOptions) (*Observation, int) {
 		writeDiffHeader(&b, o)
 		for i := range o.Removed {
 			b.WriteString("- ")
-			writeLine(&b, &o.Removed[i], no[o.Removed[i].Frame], nil)
+			writeLine(&b, &o.Removed[i], no[o.Removed[i].Frame], nil, false)
+			b.WriteByte('\n')
 		}
 	}
 	for _, n := range o.Notes {
@@ -440,8 +491,12 @@ func TrimWith(o *Observation, opts TrimOptions) (*Observation, int) {
 		if o.Elements[i].Change != "" {
 			lb.WriteString("+ ")
 		}
-		writeLine(&lb, &o.Elements[i], no[o.Elements[i].Frame], nil)
-		lens[i] = lb.Len()
+		writeLine(&lb, &o.Elements[i], no[o.Elements[i].Frame], nil, false)
+		// A newline, or " | " on a shared line.
+		lens[i] = lb.Len() + 1
+		if o.Elements[i].group != 0 {
+			lens[i] += 2
+		}
 	}
 	var foot strings.Builder
 	writeFooter(&foot, o.Omitted+len(o.Elements), "")
@@ -462,17 +517,37 @@ func TrimWith(o *Observation, opts TrimOptions) (*Observation, int) {
 			}
 		}
 	}
-	tier := func(i int) int {
-		if anchor >= 0 && i >= anchor-anchorWindow && i <= anchor+anchorWindow {
-			return 0
+	// Priority: dialogs, then the anchor's neighbourhood (nearest first),
+	// then main, the rest, and navigation, footers and sidebars.
+	type rank struct{ tier, key int }
+	rankOf := func(i int) rank {
+		t := regionTier(o.Elements[i].Region)
+		if t == 0 {
+			return rank{0, i}
 		}
-		return regionTier(o.Elements[i].Region)
+		if anchor >= 0 && i >= anchor-anchorWindow && i <= anchor+anchorWindow {
+			d := i - anchor
+			if d < 0 {
+				d = -d*2 - 1 // after the one as far below it
+			} else {
+				d *= 2
+			}
+			return rank{1, d}
+		}
+		return rank{t + 1, i}
 	}
 	order := make([]int, len(o.Elements))
+	ranks := make([]rank, len(o.Elements))
 	for i := range order {
 		order[i] = i
+		ranks[i] = rankOf(i)
 	}
-	slices.SortStableFunc(order, func(x, y int) int { return tier(x) - tier(y) })
+	slices.SortStableFunc(order, func(x, y int) int {
+		if ranks[x].tier != ranks[y].tier {
+			return ranks[x].tier - ranks[y].tier
+		}
+		return ranks[x].key - ranks[y].key
+	})
 	keep := make([]bool, len(o.Elements))
 	n := 0
 	for _, i := range order {
