@@ -133,7 +133,7 @@ type ExtractRequest struct {
 // Target is an element number from the latest observation or a selector.
 type ActRequest struct {
 	Common
-	Target string `json:"target,omitempty"`
+	Target Target `json:"target,omitempty"`
 	// Text is the text to type (type), the value (fill) or the key (press).
 	Text string `json:"text,omitempty"`
 }
@@ -182,4 +182,23 @@ func (r *Result) ErrorOf() *ErrorInfo {
 		}
 		return &e
 	}
+}
+
+// Target is an element number or a selector. In JSON it is a string, or a
+// whole number (an element number from the latest observation).
+type Target string
+
+// UnmarshalJSON accepts a string or a JSON number.
+func (t *Target) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*t = Target(s)
+		return nil
+	}
+	var n json.Number
+	if err := json.Unmarshal(b, &n); err != nil {
+		return errorString("target must be a string or an element number")
+	}
+	*t = Target(n.String())
+	return nil
 }

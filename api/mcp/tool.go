@@ -181,7 +181,7 @@ func request(in *Input, set map[string]any) (any, error) {
 	case "observe":
 		return &api.ObserveRequest{Common: common, IncludeAll: in.IncludeAll, ViewportOnly: in.ViewportOnly, Query: in.Query, MaxTokens: in.MaxTokens}, nil
 	case "click", "type", "fill", "press":
-		return &api.ActRequest{Common: common, Target: string(in.Target), Text: in.Text}, nil
+		return &api.ActRequest{Common: common, Target: api.Target(in.Target), Text: in.Text}, nil
 	case "screenshot":
 		return &api.ScreenshotRequest{Common: common, Selector: string(in.Target), FullPage: in.FullPage, Save: in.Save, Marks: in.Marks}, nil
 	case "extract":

@@ -560,9 +560,9 @@ func (s *Service) Act(ctx context.Context, method string, r *api.ActRequest) *ap
 	if method == "type" || method == "fill" {
 		text = r.Text
 	}
-	target := r.Target
+	target := string(r.Target)
 	if method == "press" {
-		target = r.Text + " " + r.Target
+		target = r.Text + " " + string(r.Target)
 	}
 	err := s.audited(ctx, name, method, strings.TrimSpace(target), text, true, func() error {
 		return s.do(ctx, name, r.Timeout, func(ctx context.Context, t *tabs.Tab) error {
@@ -572,7 +572,7 @@ func (s *Service) Act(ctx context.Context, method string, r *api.ActRequest) *ap
 				verb = "Pressed " + r.Text
 				var tg *tabs.Target
 				if r.Target != "" {
-					p, err := tabs.ParseTarget(r.Target)
+					p, err := tabs.ParseTarget(string(r.Target))
 					if err != nil {
 						return err
 					}
@@ -581,7 +581,7 @@ func (s *Service) Act(ctx context.Context, method string, r *api.ActRequest) *ap
 				res, err = t.Press(ctx, r.Text, tg)
 				return err
 			}
-			tg, err := tabs.ParseTarget(r.Target)
+			tg, err := tabs.ParseTarget(string(r.Target))
 			if err != nil {
 				return err
 			}

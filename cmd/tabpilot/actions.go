@@ -451,7 +451,7 @@ func targetFlags(verb string, withText bool) func(*cli, *flag.FlagSet, *invocati
 			if strings.TrimSpace(pos[0]) == "" {
 				return nil, usagef("the target is empty")
 			}
-			req := api.ActRequest{Common: common, Target: pos[0]}
+			req := api.ActRequest{Common: common, Target: api.Target(pos[0])}
 			if withText {
 				req.Text = pos[1]
 			}

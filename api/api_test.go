@@ -1,0 +1,30 @@
+package api
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestTargetJSON(t *testing.T) {
+	for in, want := range map[string]Target{`{"target": 12}`: "12", `{"target": "#go"}`: "#go", `{}`: ""} {
+		var r ActRequest
+		if err := json.Unmarshal([]byte(in), &r); err != nil || r.Target != want {
+			t.Errorf("%s: target %q, %v; want %q", in, r.Target, err, want)
+		}
+	}
+	var r ActRequest
+	if err := json.Unmarshal([]byte(`{"target": true}`), &r); err == nil {
+		t.Error("a boolean target decoded")
+	}
+}
+
+func TestCodesHaveHints(t *testing.T) {
+	for _, c := range Codes {
+		if !c.Valid() || c.Hint() == "" {
+			t.Errorf("code %q has no hint", c)
+		}
+	}
+	if Code("nope").Valid() {
+		t.Error("an unknown code is valid")
+	}
+}
