@@ -707,9 +707,9 @@ func TestClean(t *testing.T) {
 		{"abcdefghijk", "abcdefghij…"},
 		{"abcdefghij   ", "abcdefghij"},
 		{"abcde fghij klm", "abcde fghi…"},
-		{"abcde fghij", "abcde fghij"},
-		{"abcde fghij   ", "abcde fghij"},
-		{"abcde fghij k", "abcde fghij…"},
+		{"abcde fghij", "abcde fghi…"},
+		{"abcde fghij   ", "abcde fghi…"},
+		{"abcde fghij k", "abcde fghi…"},
 		{long, strings.Repeat("é", 10) + "…"},
 	} {
 		if got := clean(c.in, 10); got != c.want {
