@@ -81,27 +81,36 @@ const obsGroup = "tabpilot-observe"
 
 // Observe returns the tab's numbered observation (DESIGN.md section 4).
 //
-// It runs the walker (js/observe.js) in an isolated world of every frame:
-// the frames of the page (Page.getFrameTree), and those of its
-// out-of-process iframes (Target.getTargets, attached once and kept),
-// concurrently. The walker reads the DOM's flat tree (open shadow roots in
-// place; closed ones are walked through CDP: DOM.resolveNode of the root,
-// then the walker on it), computes roles, names, states and contexts, and
-// reports elements with click listeners (DOMDebugger.getEventListeners) or a
-// pointer cursor. The items come back as JSON; the backend node ids of the
-// elements shown (of all of them up to refsAll) come from a second call,
-// deep-serialized. Numbers are keyed by backend node id and frame: an
-// element keeps its number for as long as its node lives.
+// It runs the page walker (js/observe.js) in an isolated world
+// (Page.createIsolatedWorld, made once per document) of the top frame and
+// of each out-of-process iframe (Target.getTargets; attached once and kept
+// while the iframe lives), concurrently; each walk takes in its same-origin
+// frames, and frames none took in (cross-origin in the same process) are
+// walked after. The walker reads the DOM's flat tree (open shadow roots in
+// place; a closed root is resolved over CDP, DOM.resolveNode, and walked in
+// its host's place), computes roles, names, states and contexts, and counts
+// as clickable the elements with click listeners
+// (DOMDebugger.getEventListeners) or a pointer cursor; the controls of
+// <video>/<audio> come from Accessibility.queryAXTree. It returns its items
+// as JSON and, deep-serialized, the nodes of up to refsAll numbered
+// elements, for their backend node ids; on a larger page a second call
+// fetches those of the elements the budget (or Query) keeps. Numbers are
+// keyed by backend node id and frame: an element keeps its number for as
+// long as its node lives.
 //
-// Over the token budget the observation keeps dialogs and the region
-// around the element last acted on (else the focused one) first, then the
-// main landmark, and navigation, footers and sidebars last; says how many
-// elements it left out; and writes the full observation (JSON, 0600) to a
-// temp file whose path is Observation.FullPath. On a page too large to
-// number whole, Query finds and numbers any element.
+// Over the token budget the observation keeps dialogs and the
+// neighbourhood of the element last acted on (else the focused one) first,
+// then the main landmark, and navigation, footers and sidebars last; says
+// how many elements it left out; and writes the full observation (JSON,
+// 0600) to a temp file whose path is Observation.FullPath. On a page too
+// large to number whole, Query finds and numbers any element. With Since,
+// the observation is compared with the tab's previous one (taken with the
+// same IncludeAll; its filters do not count) and only the differences are
+// shown.
 //
 // Errors: bad_request for an unknown Since, not_actionable when a
-// JavaScript dialog blocks the page, not_alive when the tab is gone.
+// JavaScript dialog blocks the page, not_alive when the tab is gone,
+// timeout past the deadline of ctx.
 func (t *Tab) Observe(ctx context.Context, o ObserveOptions) (*observe.Observation, error) {
 	if o.Since != "" && o.Since != "last" {
 		return nil, Errorf(CodeBadRequest, "invalid since %q: use \"last\"", o.Since)
@@ -130,6 +139,7 @@ func (t *Tab) Observe(ctx context.Context, o ObserveOptions) (*observe.Observati
 	t.ob.mu.Unlock()
 	t.mu.Lock()
 	full := observe.BuildDOM(in, t.num, bo)
+	full.Scrolled = report
 	// The base of the next diff is the whole observation, unfiltered.
 	base := full
 	if bo.Query != "" || bo.ViewportOnly {
@@ -138,11 +148,12 @@ func (t *Tab) Observe(ctx context.Context, o ObserveOptions) (*observe.Observati
 	prev := t.lastObs
 	t.lastObs = base
 	t.mu.Unlock()
-	full.Scrolled = report
 	shown := full
 	if o.Since != "" {
 		if prev == nil {
-			full.Notes = append(full.Notes, "no previous observation of this page to compare with: this is the whole observation")
+			cp := *full
+			cp.Notes = append(slices.Clone(cp.Notes), "no previous observation of this page to compare with: this is the whole observation")
+			shown = &cp
 		} else {
 			shown = observe.Diff(prev, full)
 		}
@@ -400,7 +411,7 @@ func (t *Tab) gather(ctx context.Context, o ObserveOptions) (*observe.DOMInput, 
 	t.pruneWorlds(frames)
 	wo := walkOpts{All: o.IncludeAll, VP: o.ViewportOnly, Refs: refsAll}
 	if o.Scroll {
-		ms := int64(10000)
+		ms := int64(20000)
 		if dl, ok := ctx.Deadline(); ok {
 			// Leave room for the walk after the scrolling.
 			ms = min(ms, max(500, time.Until(dl).Milliseconds()*2/3))
@@ -848,12 +859,19 @@ func (t *Tab) mediaControls(ctx context.Context, w *walked) {
 			continue
 		}
 		var add []observe.Item
-		for _, role := range []string{"button", "slider"} {
-			r, err := cdp.Call(ctx, w.f.sess, accessibility.QueryAXTree, accessibility.QueryAXTreeParams{BackendNodeID: be, Role: role})
-			if err != nil {
-				continue
-			}
-			for _, n := range r.Nodes {
+		roles := []string{"button", "slider"}
+		var found [2][]*accessibility.Node
+		var wg sync.WaitGroup
+		for k, role := range roles {
+			wg.Go(func() {
+				if r, err := cdp.Call(ctx, w.f.sess, accessibility.QueryAXTree, accessibility.QueryAXTreeParams{BackendNodeID: be, Role: role}); err == nil {
+					found[k] = r.Nodes
+				}
+			})
+		}
+		wg.Wait()
+		for k, role := range roles {
+			for _, n := range found[k] {
 				if n.Ignored || n.BackendDOMNodeID == 0 || n.BackendDOMNodeID == be {
 					continue
 				}

@@ -221,7 +221,7 @@ func abMissing(snap string, o *observe.Observation) []string {
 			if x.used || (!anyRole && x.role != role) {
 				continue
 			}
-			if x.name == name || (x.cut && strings.HasPrefix(name, x.name)) || (name == "" && x.role == role) ||
+			if x.name == name || (x.cut && strings.HasPrefix(name, x.name)) || (name == "" && x.role == role && (anyRole || x.name == "")) ||
 				(len(name) >= 8 && len(x.name) >= 8 && (strings.Contains(x.name, name) || strings.Contains(name, x.name))) {
 				x.used = true
 				return true
@@ -229,15 +229,18 @@ func abMissing(snap string, o *observe.Observation) []string {
 		}
 		return false
 	}
+	// Named ones first, so that a nameless one takes what they leave.
 	var out []string
-	for _, line := range strings.Split(snap, "\n") {
-		m := abLine.FindStringSubmatch(line)
-		if m == nil || !abInteractive[m[1]] {
-			continue
-		}
-		name := norm(strings.ReplaceAll(m[2], `\"`, `"`))
-		if !match(m[1], name, false) && !match(m[1], name, true) {
-			out = append(out, m[1]+" "+m[2])
+	for _, named := range []bool{true, false} {
+		for _, line := range strings.Split(snap, "\n") {
+			m := abLine.FindStringSubmatch(line)
+			if m == nil || !abInteractive[m[1]] || (m[2] != "") != named {
+				continue
+			}
+			name := norm(strings.ReplaceAll(m[2], `\"`, `"`))
+			if !match(m[1], name, false) && !match(m[1], name, true) {
+				out = append(out, m[1]+" "+m[2])
+			}
 		}
 	}
 	return out

@@ -8,11 +8,12 @@
 // the element last acted on (or null); clickables are the nodes
 // DOMDebugger.getEventListeners found with click-like listeners.
 //
-// It walks the frame's flat tree (open shadow roots and slotted nodes in
-// place) once, and returns [json, nodes] for deep serialization:
+// It walks the frame's flat tree once (open shadow roots and slotted nodes
+// in place, same-origin iframes in line), and returns [json, nodes] for
+// deep serialization:
 //   json  the frame's items as JSON text: {u, t, vw, vh, sx, sy, sw, sh,
-//         items: [{k, n, r, a, v, s, lv, u, c, g, lm, hd, ct, b, fo, an}],
-//         ni, sc}
+//         items: [{k, n, r, a, v, s, lv, u, c, g, lm, hd, ct, b, fo, an, o,
+//         cg, fr, fi}], ni, ra, ms, fr, sc}
 //         k kind: e element a person acts on, h heading, d dialog, t text,
 //           l landmark or alert, L list, f iframe, s possible closed shadow
 //           host (package tabs walks its closed root in its place), m media
@@ -23,35 +24,37 @@
 //         c count (list items), g region (main, navigation, banner,
 //         contentinfo, complementary, dialog), lm landmark, hd heading before
 //         it, ct text of its list item, row or article (contexts that tell
-//         apart elements of the same name), b box [x, y, w, h] in the
+//         apart elements of the same name), b box [x, y, w, h] in its
 //         frame's viewport CSS pixels, fo an iframe's content-box origin,
 //         an 1 for the anchor, o the options of a <select> shown as a
 //         combobox, cg the list item or table row it is in (an id unique
-//         in the world);
+//         in the world), fr the number of the same-origin frame it is in
+//         (0: this document), fi on an iframe walked in line, its number;
 //         ni the indexes of the items whose nodes are in `nodes`;
 //         ra 1 when those are all the numbered items (see opts.refs);
 //         ms the time the walk took in the page, in milliseconds;
-//         fr the frames walked in line (same-origin iframes): {k, p, u, vw,
-//         vh, sw, sh}, k the frame's number in the walk, p its parent's (0:
-//         this document), u its URL, its viewport and scroll size; the items
-//         of frame k have fr k (and its iframe's f item fi k);
+//         fr the frames walked in line: {k, p, u, vw, vh, sw, sh}, k the
+//         frame's number, p its parent's (0: this document), u its URL,
+//         its viewport and scroll size;
 //         sc the scroll report of opts.scroll.
 //   nodes the DOM nodes of the f, s and m items, which package tabs needs
-//         at once (and of every numbered item when there are at most
-//         opts.refs), serialized with their backend node ids (and a closed
+//         at once, and of every numbered item when there are at most
+//         opts.refs, serialized with their backend node ids (and a closed
 //         shadow root's).
 // Every item's node stays in globalThis.__tpObs.els (of the isolated world)
 // until the next walk of the frame: __tpObs.pick(indexes) returns them, so
 // package tabs fetches the backend node ids of only the items it keeps.
 //
 // opts: all adds structure (headings, landmarks, dialogs, lists, text); vp
-// adds the boxes of the items (else only iframes have one); sub with inh {g, lm, hd, ii} walks a closed shadow
-// root into the current walk, with the inherited region, landmark, heading
-// and whether it is inside an element a person acts on; scroll {ms, steps}
-// scrolls every scroll container (the page included) through its content,
-// walking again after each step to collect what virtualised and infinite
-// lists render only while visible, then restores the scroll positions (the
-// result is then a Promise).
+// adds the boxes of the items (else only iframes have one); refs, see
+// nodes; sub with inh {g, lm, hd, ii} walks a closed shadow root into the
+// current walk, with the inherited region, landmark, heading and whether
+// it is inside an element a person acts on; scroll {ms, steps} scrolls
+// every scroll container (the page included) through its content, walking
+// again after each step (a container: its subtree) to collect what
+// virtualised and infinite lists render only while visible, then restores
+// the scroll positions (the result is then a Promise); items whose node is
+// gone at the end get the state "offscreen".
 function (opts, anchor, ...clickables) {
   opts = opts || {};
   const started = performance.now();
@@ -103,7 +106,9 @@ function (opts, anchor, ...clickables) {
 
   function implicitRole(el, tag) {
     switch (tag) {
-      case 'a': case 'area': return el.hasAttribute('href') ? 'link' : '';
+      // An anchor without a target that handles clicks is a link too (as
+      // in Chrome's accessibility tree).
+      case 'a': case 'area': return el.hasAttribute('href') || el.hasAttribute('onclick') || clickSet.has(el) ? 'link' : '';
       case 'button': return 'button';
       case 'input': {
         const t = (el.getAttribute('type') || '').toLowerCase();
@@ -573,8 +578,9 @@ function (opts, anchor, ...clickables) {
         return;
       }
       if (tag === 'label') ns = child(ns, { cov: true });
-      if (st.ii && tag === 'figure' && el.querySelector(':scope > figcaption')) {
-        // In a name, a figure says its caption (accname: its own name).
+      if (st.ii && tag === 'figure') {
+        // In a name, a figure says its caption, its own name, or nothing
+        // (as Chrome's accessible names do).
         for (const k of kidsOf(el)) {
           const cap = k.nodeType === 1 && k.localName === 'figcaption';
           if (!cap) buf.push(OFF);
@@ -708,6 +714,8 @@ function (opts, anchor, ...clickables) {
 
     if (start.nodeType === 9) {
       if (start.documentElement) visit(start.documentElement, st0);
+    } else if (start.nodeType === 1) {
+      visit(start, st0);
     } else {
       walkKids(start, st0);
     }
@@ -821,6 +829,16 @@ function (opts, anchor, ...clickables) {
         if (it.k === 'e') report.found++;
       }
     };
+    // stateOf is the walk state at a scroll container: its region.
+    const stateOf = (el) => {
+      const st = initial();
+      const lm = el.closest('main,[role=main],nav,[role=navigation],aside,[role=complementary],dialog,[role=dialog]');
+      if (lm) {
+        const r = lm.getAttribute('role') || { main: 'main', nav: 'navigation', aside: 'complementary', dialog: 'dialog' }[lm.localName];
+        st.g = r;
+      }
+      return st;
+    };
     const settle = () => new Promise((res) => {
       let done = false;
       const fin = () => { if (!done) { done = true; res(); } };
@@ -859,7 +877,8 @@ function (opts, anchor, ...clickables) {
         }
         steps++;
         report.steps++;
-        merge(walkOnce(root, initial()).items);
+        // The page: walk it all; a container: its subtree only.
+        merge(walkOnce(sc === page ? root : sc, sc === page ? initial() : stateOf(sc)).items);
       }
       if (complete) report.complete++;
     }
@@ -873,7 +892,7 @@ function (opts, anchor, ...clickables) {
     merge(last.items);
     // A list that makes its rows again when they come back into view has
     // the same element twice: the rendered one stays.
-    const sig = (it) => [it.k, it.r, it.a, it.ct || '', it.lm || '', it.hd || ''].join('\u0001');
+    const sig = (it) => [it.k, it.r, it.a, it.v || '', it.ct || ''].join('\u0001');
     const live = new Map();
     for (let e = head.next; e; e = e.next) {
       const k = key(e.it);

@@ -106,7 +106,7 @@ func TestBuildDOMFrames(t *testing.T) {
 		t.Errorf("viewportOnly %q", names)
 	}
 	text := o.Text()
-	if !strings.Contains(text, "frames: f1=pay f2=t/s f3=t/l\n") || !strings.Contains(text, "\n3 button \"Pay\" @f1\n") {
+	if !strings.Contains(text, "frames: f1=pay f2=t/s f3=t/l\n") || !strings.Contains(text, "\n3 [Pay] @f1\n") {
 		t.Errorf("text:\n%s", text)
 	}
 	// Every Pay has no context to tell it apart (no candidates): none.
@@ -189,8 +189,8 @@ func TestBuildDOMStructure(t *testing.T) {
 2 h1 "Title"
 [list 2]
 "Some text"
-3 button "Remove" (Apples)
-4 button "Remove" (Pears)
+3 [Remove] (Apples)
+4 [Remove] (Pears)
 [footer]
 5 dialog "Cookies" modal
 `
@@ -229,8 +229,8 @@ func TestDiff(t *testing.T) {
 since last: 2 added, 1 changed, 2 removed, 2 unchanged
 ~ 2 textbox "Qty": "2" was: "1"
 + "1 items"
-+ 4 button "New"
-- 3 button "Old"
++ 4 [New]
+- 3 [Old]
 - "0 items"
 `
 	if got := d.Text(); got != want {
@@ -273,9 +273,24 @@ func TestTrimAnchor(t *testing.T) {
 	if !slices.ContainsFunc(tr.Elements, func(e Element) bool { return e.ID == 21 }) || tr.Elements[0].Region != RegionNavigation {
 		t.Errorf("with focus at 21: kept %d..%d", tr.Elements[0].ID, tr.Elements[len(tr.Elements)-1].ID)
 	}
+	// Nearest first: every kept one is nearer the focus than every one
+	// left out of the window around it.
+	kept := map[int]bool{}
+	far := 0
 	for _, el := range tr.Elements {
-		if d := el.ID - 21; d < -10 || d > 10 {
-			t.Errorf("kept %d, far from the focus, over nearer ones", el.ID)
+		kept[el.ID] = true
+		far = max(far, abs(el.ID-21))
+	}
+	for id := 21 - far; id <= 21+far && id <= 41; id++ {
+		if id >= 1 && !kept[id] && abs(id-21) < far {
+			t.Errorf("left out %d, nearer the focus than a kept one at distance %d", id, far)
 		}
 	}
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }

@@ -185,7 +185,7 @@ func TestLogin(t *testing.T) {
 		}
 	}
 	lines := strings.Split(strings.TrimSpace(o.Text()), "\n")
-	if len(lines) != 6 || lines[1] != `1 textbox "Email" required` || lines[4] != `4 button "Sign in"` || lines[5] != `5 "Forgot your password?"` {
+	if len(lines) != 6 || lines[1] != `1 textbox "Email" required` || lines[4] != `4 [Sign in]` || lines[5] != `5 "Forgot your password?"` {
 		t.Errorf("text:\n%s", o.Text())
 	}
 	all := Build(loadRecording(t, "login").input(), nil, Options{IncludeAll: true})
@@ -221,7 +221,7 @@ func TestDuplicatesGetContexts(t *testing.T) {
 	if el := one(t, o, "link", "Home"); el.Context != "" {
 		t.Errorf("unique link got a context %q", el.Context)
 	}
-	if !strings.Contains(o.Text(), `3 button "Buy" (Apples, 1 kg)`+"\n") || !strings.Contains(o.Text(), "\n2,14 \"Cart\"\n") {
+	if !strings.Contains(o.Text(), `3 [Buy] (Apples, 1 kg)`+"\n") || !strings.Contains(o.Text(), "\n2,14 \"Cart\"\n") {
 		t.Errorf("text:\n%s", o.Text())
 	}
 
@@ -411,7 +411,7 @@ func TestFrames(t *testing.T) {
 		t.Errorf("same-process frame ref %+v", inner.Ref)
 	}
 	if !strings.Contains(o.Text(), "frames: f1=sameorigin f2=localhost:8000/pages/card.html\n") ||
-		!strings.Contains(o.Text(), `6 button "Pay" @f2`+"\n") {
+		!strings.Contains(o.Text(), `6 [Pay] @f2`+"\n") {
 		t.Errorf("text:\n%s", o.Text())
 	}
 
@@ -499,8 +499,8 @@ func TestTrim(t *testing.T) {
 	// A small budget on the landmarks page: the dialog and main first,
 	// navigation, sidebar and footer last.
 	lm := Build(loadRecording(t, "landmarks").input(), nil, Options{})
-	small, om := Trim(lm, 90)
-	if om == 0 || Tokens(small.Text()) > 90 {
+	small, om := Trim(lm, 80)
+	if om == 0 || Tokens(small.Text()) > 80 {
 		t.Fatalf("small trim: omitted %d, %d tokens", om, Tokens(small.Text()))
 	}
 	checkTrimOrder(t, lm, small)
@@ -660,7 +660,7 @@ func TestTextFormat(t *testing.T) {
 		}, Omitted: 3}
 	want := `page "A \"quoted\" title" http://x/ viewport=800x600 scroll=0,10/800x2000
 frames: f1="my frame"
-1 button "say \"hi\" \\ now" disabled pressed
+1 [say "hi" \\ now] disabled pressed
 2 h2 "Head"
 "plain text"
 4 textbox "Notes": "line1\nline2"
@@ -671,7 +671,7 @@ frames: f1="my frame"
 [nav "Primary"]
 [list 3]
 10 "Cart"
-- button "Unnumbered"
+- [Unnumbered]
 … 3 more elements left out
 `
 	if got := o.Text(); got != want {
@@ -686,10 +686,10 @@ frames: f1="my frame"
 		Removed: []Element{{ID: 1, Role: "button", Name: "Old"}}}
 	want = `page "T" http://x/
 since last: 1 added, 2 changed, 1 removed, 4 unchanged
-+ 3 button "Add"
++ 3 [Add]
 ~ 4 textbox "Qty": "2" was: "1"
 ~ 5 checkbox "Gift" checked was []
-- 1 button "Old"
+- 1 [Old]
 `
 	if got := d.Text(); got != want {
 		t.Errorf("diff got:\n%s\nwant:\n%s", got, want)

@@ -23,43 +23,51 @@ const anchorWindow = 20
 func Tokens(s string) int { return (len(s) + 3) / 4 }
 
 // Text renders the observation for models and the CLI: a header line with
-// the title, URL, viewport and scroll position, then one line per element,
-// number first, as small as it can be while staying plain:
+// the title, URL, viewport and scroll position, then the elements in
+// document order, number first, as small as it can be while staying plain:
 //
 //	page "Sign in" http://127.0.0.1:8080/login viewport=1280x657 scroll=0,0/1280x900
 //	[main]
 //	1 h1 "Sign in"
 //	2 textbox "Email": "me@example.com" required
-//	3 button "Buy" (Apples) disabled
+//	3 [Buy] (Apples) disabled
 //	4 "Forgot your password?"
 //	5,9 "Cart"
-//	10 "Apples" | 11 button "Buy"
+//	10 "Pears" | 11 [Buy]
+//	12 combobox "Size": "M" options "S","M","L"
 //	"Some static text"
 //	… 12 more elements left out; full observation: /tmp/tabpilot-obs-1.json
 //
 // The header gives the viewport and scroll position (x,y/width x height of
 // the document) only when the document is larger than the viewport or
-// scrolled. An element is its number, its ARIA role, its quoted name,
-// the context in parentheses (for elements that share a role and name),
-// ": " and the value when there is one, its states, and for a collapsed
-// <select> its options ("options "A","B""). The elements of one list
-// item or table row share a line (up to maxPerLine), joined by " | " (line 5 of
-// the example: 10 "Apples" | 11 button "Buy"); on such a line an element
-// that needs a context has none when another one needs none. Links, the most
-// common elements, have no role word (line 4); the lines of links with
-// one name and one target are merged, their numbers joined by commas
-// (line 5). Headings are h1 to h6; "clickable" is an element with a click
-// handler or a pointer cursor and no role, "focusable" one that only takes
-// the focus. A link without a name shows url= and its target. Text (line
-// 7), landmarks ([main], [nav "Primary"]), alerts and lists ([list 5], of
-// five items) have no number: they are for reading. An element of a child
-// frame ends with @fN, and a line "frames: f1=NAME …" after the header names
-// the frames. The last line appears when Omitted is not zero.
+// scrolled. An element is its number, its ARIA role, its quoted name, the
+// context in parentheses (for elements that share a role and name: their
+// list item or row, heading or landmark), ": " and the value when there is
+// one, its states, and for a collapsed <select> its options. Two roles
+// have no word: a link is its quoted name (line 5), a button its name in
+// brackets, as it reads on the screen (line 4). Links with one name and one
+// target are one line, their numbers joined by commas (line 6). The
+// elements of one list item or table row share a line, joined by " | "
+// (line 7), up to maxPerLine; there an element needs no context when
+// another on the line has none. Headings are h1 to h6; "clickable" is an
+// element with a click handler or a pointer cursor and no role, "focusable"
+// one that only takes the focus; a link without a name shows url= and its
+// target. Text (line 9), landmarks ([main], [nav "Primary"]), alerts and
+// lists ([list 5], of five items) have no number: they are for reading.
+// An element of a child frame ends with @fN, and a line "frames: f1=NAME …"
+// after the header names the frames. An element without a number (one the
+// budget left out, in the full observation of a page too large to number)
+// shows "-". The last line appears when Omitted is not zero.
 //
 // A diff (Since "last") has a second line counting the changes, then the
-// added elements (+), the changed ones (~, with "was" and their old
-// rendering) and the removed ones (-).
-func (o *Observation) Text() string {
+// added elements (+), the changed ones (~, with "was" and what differed)
+// and the removed ones (-).
+func (o *Observation) Text() string { return o.render(nil, nil) }
+
+// render renders the elements keep marks (all when nil), and when cost is
+// not nil, records in cost[i] the bytes element i took (its separator, its
+// rendering, the newline that ends its line).
+func (o *Observation) render(keep []bool, cost []int) string {
 	var b strings.Builder
 	b.Grow(64 + len(o.Elements)*28)
 	writeHeader(&b, o)
@@ -68,10 +76,10 @@ func (o *Observation) Text() string {
 	if o.Since != "" {
 		writeDiffHeader(&b, o)
 	}
-	extra, skip := mergeLinks(o.Elements)
+	extra, skip := mergeLinks(o.Elements, keep)
 	shown := make([]int, 0, len(o.Elements))
 	for i := range o.Elements {
-		if skip == nil || !skip[i] {
+		if (keep == nil || keep[i]) && (skip == nil || !skip[i]) {
 			shown = append(shown, i)
 		}
 	}
@@ -91,6 +99,7 @@ func (o *Observation) Text() string {
 			}
 		}
 		for k, i := range shown[start:end] {
+			before := b.Len()
 			el := &o.Elements[i]
 			if k > 0 {
 				b.WriteString(" | ")
@@ -106,8 +115,13 @@ func (o *Observation) Text() string {
 				more = extra[i]
 			}
 			writeLine(&b, el, no[el.Frame], more, plain)
+			if k == end-start-1 {
+				b.WriteByte('\n')
+			}
+			if cost != nil {
+				cost[i] = b.Len() - before
+			}
 		}
-		b.WriteByte('\n')
 		start = end
 	}
 	for i := range o.Removed {
@@ -115,7 +129,7 @@ func (o *Observation) Text() string {
 		writeLine(&b, &o.Removed[i], no[o.Removed[i].Frame], nil, false)
 		b.WriteByte('\n')
 	}
-	if len(o.Elements) == 0 && len(o.Removed) == 0 {
+	if len(shown) == 0 && len(o.Removed) == 0 {
 		if o.Since != "" {
 			b.WriteString("(no changes)\n")
 		} else {
@@ -150,15 +164,16 @@ func isMergeable(el *Element) bool {
 		len(el.States) == 0 && el.Change == ""
 }
 
-// mergeLinks finds the links that share a name, a target and a frame:
-// extra[i] holds, for the first of each set, the numbers of the others,
-// which skip marks. It returns nils when there are none.
-func mergeLinks(els []Element) (extra [][]int, skip []bool) {
+// mergeLinks finds the links (among those keep marks, all when nil) that
+// share a name, a target and a frame: extra[i] holds, for the first of
+// each set, the numbers of the others, which skip marks. It returns nils
+// when there are none.
+func mergeLinks(els []Element, keep []bool) (extra [][]int, skip []bool) {
 	type key struct{ name, href, frame string }
 	var first map[key]int
 	for i := range els {
 		el := &els[i]
-		if !isMergeable(el) {
+		if (keep != nil && !keep[i]) || !isMergeable(el) {
 			continue
 		}
 		if first == nil {
@@ -280,7 +295,11 @@ func writeLine(b *strings.Builder, el *Element, frame int, extra []int, noContex
 		b.Write(strconv.AppendInt(num[:0], int64(id), 10))
 	}
 	named := el.Name != "" || el.Value != ""
+	bracketed := el.Role == "button" && el.Name != ""
 	switch {
+	case bracketed:
+		b.WriteByte(' ')
+		writeBracketed(b, el.Name)
 	case el.Role == "link" && named:
 	case el.Role == "heading" && el.Level >= 1 && el.Level <= 9:
 		b.WriteString(" h")
@@ -289,7 +308,7 @@ func writeLine(b *strings.Builder, el *Element, frame int, extra []int, noContex
 		b.WriteByte(' ')
 		b.WriteString(el.Role)
 	}
-	if named {
+	if named && !bracketed {
 		b.WriteByte(' ')
 		writeQuoted(b, el.Name)
 	}
@@ -379,14 +398,24 @@ func writeFrames(b *strings.Builder, labels []string) {
 // writeQuoted writes s in double quotes, escaping quotes, backslashes and
 // control characters.
 func writeQuoted(b *strings.Builder, s string) {
-	b.WriteByte('"')
+	writeDelimited(b, s, '"', '"')
+}
+
+// writeBracketed writes a button's name in brackets, as a button reads
+// ("[Sign in]"), escaping "]", backslashes and control characters.
+func writeBracketed(b *strings.Builder, s string) {
+	writeDelimited(b, s, '[', ']')
+}
+
+func writeDelimited(b *strings.Builder, s string, open, close byte) {
+	b.WriteByte(open)
 	start := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		var esc string
 		switch {
-		case c == '"':
-			esc = `\"`
+		case c == close:
+			esc = string([]byte{'\\', close})
 		case c == '\\':
 			esc = `\\`
 		case c == '\n':
@@ -403,7 +432,7 @@ func writeQuoted(b *strings.Builder, s string) {
 		start = i + 1
 	}
 	b.WriteString(s[start:])
-	b.WriteByte('"')
+	b.WriteByte(close)
 }
 
 // regionTier orders regions for Trim: dialogs, then main, then the rest,
@@ -462,45 +491,19 @@ func TrimWith(o *Observation, opts TrimOptions) (*Observation, int) {
 			unnumbered++
 		}
 	}
-	full := o.Text()
+	cost := make([]int, len(o.Elements))
+	full := o.render(nil, cost)
 	if len(full) <= budget && unnumbered == 0 {
 		cp.Elements = slices.Clone(o.Elements)
 		return &cp, 0
 	}
-	var b strings.Builder
-	writeHeader(&b, o)
-	// Frame numbers of the full list: the kept ones can only be smaller.
-	labels, no := frameNumbers(o.Elements, o.Removed)
-	writeFrames(&b, labels)
-	if o.Since != "" {
-		writeDiffHeader(&b, o)
-		for i := range o.Removed {
-			b.WriteString("- ")
-			writeLine(&b, &o.Removed[i], no[o.Removed[i].Frame], nil, false)
-			b.WriteByte('\n')
-		}
-	}
-	for _, n := range o.Notes {
-		b.WriteString("note: " + n + "\n")
-	}
-	used := b.Len()
-	lens := make([]int, len(o.Elements))
-	var lb strings.Builder
-	for i := range o.Elements {
-		lb.Reset()
-		if o.Elements[i].Change != "" {
-			lb.WriteString("+ ")
-		}
-		writeLine(&lb, &o.Elements[i], no[o.Elements[i].Frame], nil, false)
-		// A newline, or " | " on a shared line.
-		lens[i] = lb.Len() + 1
-		if o.Elements[i].group != 0 {
-			lens[i] += 2
-		}
-	}
+	// The cut observation ends with a line counting what was left out and
+	// the path of the full one (written after).
 	var foot strings.Builder
 	writeFooter(&foot, o.Omitted+len(o.Elements), "")
-	used += foot.Len() + len("; full observation: ") + fullPathReserve
+	reserve := foot.Len() + len("; full observation: ") + fullPathReserve
+	empty := make([]bool, len(o.Elements))
+	used := len(o.render(empty, nil)) - len("(no elements)\n") + reserve
 
 	anchor := -1
 	for i := range o.Elements {
@@ -549,34 +552,47 @@ func TrimWith(o *Observation, opts TrimOptions) (*Observation, int) {
 		return ranks[x].key - ranks[y].key
 	})
 	keep := make([]bool, len(o.Elements))
-	n := 0
+	var kept []int // in priority order
 	for _, i := range order {
 		if o.Elements[i].ID == 0 && needsNumber(o.Elements[i].Role) {
 			continue
 		}
-		if used+lens[i] > budget {
+		c := cost[i]
+		if c == 0 {
+			c = 8 // a merged link's ",NNN", and a margin
+		}
+		if used+c > budget {
 			break
 		}
-		used += lens[i]
+		used += c
 		keep[i] = true
-		n++
+		kept = append(kept, i)
 	}
-	cp.Elements = make([]Element, 0, n)
+	// The costs came from the full rendering; lines cut apart can take a
+	// little more: drop the last kept until the rendering fits.
+	for len(kept) > 0 && len(o.render(keep, nil))+reserve > budget {
+		n := max(1, len(kept)/50)
+		for _, i := range kept[len(kept)-n:] {
+			keep[i] = false
+		}
+		kept = kept[:len(kept)-n]
+	}
+	cp.Elements = make([]Element, 0, len(kept))
 	for i, k := range keep {
 		if k {
 			cp.Elements = append(cp.Elements, o.Elements[i])
 		}
 	}
 	// A landmark or list with nothing kept after it says nothing.
-	kept := cp.Elements[:0]
+	out := cp.Elements[:0]
 	for i, el := range cp.Elements {
 		if isMarker(el.Role) && (i+1 == len(cp.Elements) || isMarker(cp.Elements[i+1].Role)) {
 			continue
 		}
-		kept = append(kept, el)
+		out = append(out, el)
 	}
-	cp.Elements = kept
-	omitted := len(o.Elements) - len(kept)
+	cp.Elements = out
+	omitted := len(o.Elements) - len(out)
 	cp.Omitted = o.Omitted + omitted
 	cp.FullPath = ""
 	return &cp, omitted
