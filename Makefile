@@ -4,7 +4,7 @@ BIN      := bin/tabpilot
 PAGES    ?= $(abspath ../shared/pages/readability)
 STATICCHECK ?= $(shell $(GO) env GOPATH)/bin/staticcheck
 
-.PHONY: help build test lint check demo chromium bench bench-extract fmt soak
+.PHONY: help build test lint check demo chromium bench bench-extract fmt soak bench-observe
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -40,3 +40,6 @@ bench-extract: ## score tab.extract against Readability's 104 test pages, static
 
 soak: build ## 500 open/run/close cycles on one daemon: RSS, goroutines, Chromium processes
 	$(GO) run ./bench/soak -bin $(BIN) -n 500
+
+bench-observe: ## observation latency and size vs the raw AX tree (and agent-browser with TABPILOT_AGENT_BROWSER)
+	$(GO) test ./tabs -run '^$$' -bench BenchmarkObserve -benchtime 5x

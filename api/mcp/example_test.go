@@ -60,7 +60,7 @@ func Example() {
 	// Output:
 	// Opened tab "main" (headless browser): URL/ — "Hello, tabpilot"
 	// page "Hello, tabpilot" URL/
-	// 1 button "OK"
+	// 1 [OK]
 	// Clicked 1
 	// Thanks!
 	// Closed tab "main"

@@ -206,6 +206,10 @@ func elementNumber(t *testing.T, observation, roleName string) int {
 	t.Helper()
 	re := regexp.MustCompile(`(?m)^\D*?(\d+)\D[^\n]*\b` + regexp.QuoteMeta(roleName))
 	m := re.FindStringSubmatch(observation)
+	if name, ok := strings.CutPrefix(roleName, `button "`); m == nil && ok {
+		// The compact rendering writes a button as its name in brackets.
+		m = regexp.MustCompile(`(?m)^(\d+) \[` + regexp.QuoteMeta(strings.TrimSuffix(name, `"`)) + `\]`).FindStringSubmatch(observation)
+	}
 	if m == nil {
 		t.Fatalf("no %s in the observation:\n%s", roleName, observation)
 	}

@@ -466,13 +466,10 @@ func (s *Service) do(ctx context.Context, name string, timeout float64, fn func(
 // in details, its text rendering as content.
 func (s *Service) Observe(ctx context.Context, r *api.ObserveRequest) *api.Result {
 	name := tabName(r.Name)
-	if r.Since != "" || r.Scroll {
-		return fail("observe", name, tabs.Errorf(tabs.CodeBadRequest, "since and scroll are not supported yet"))
-	}
 	var text string
 	var details map[string]any
 	err := s.do(ctx, name, r.Timeout, func(ctx context.Context, t *tabs.Tab) error {
-		obs, err := t.Observe(ctx, tabs.ObserveOptions{IncludeAll: r.IncludeAll, ViewportOnly: r.ViewportOnly, MaxTokens: r.MaxTokens, Query: r.Query})
+		obs, err := t.Observe(ctx, tabs.ObserveOptions{IncludeAll: r.IncludeAll, ViewportOnly: r.ViewportOnly, MaxTokens: r.MaxTokens, Query: r.Query, Scroll: r.Scroll, Since: r.Since})
 		if err != nil {
 			return err
 		}

@@ -108,11 +108,16 @@ func mustRun(t *testing.T, e *env, args ...string) string {
 }
 
 // elementNumber finds the number of the element line with role and name in
-// an observation's text rendering (number first, then role, quoted name).
+// an observation's text rendering (number first, then role and quoted
+// name, or a button's name in brackets).
 func elementNumber(t *testing.T, observation, role, name string) string {
 	t.Helper()
 	re := regexp.MustCompile(`(?m)^\D*?(\d+)\D[^\n]*\b` + regexp.QuoteMeta(role) + `\b[^\n]*"` + regexp.QuoteMeta(name) + `"`)
 	m := re.FindStringSubmatch(observation)
+	if m == nil && role == "button" {
+		// The compact rendering writes a button as its name in brackets.
+		m = regexp.MustCompile(`(?m)^(\d+) \[` + regexp.QuoteMeta(name) + `\]`).FindStringSubmatch(observation)
+	}
 	if m == nil {
 		t.Fatalf("no %s %q in the observation:\n%s", role, name, observation)
 	}

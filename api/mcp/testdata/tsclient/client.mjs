@@ -37,7 +37,7 @@ let r = await ok({ action: "open", url });
 assert.match(text(r), /^Opened tab "main" \(headless browser\): .* — "Tabpilot MCP Test"$/);
 
 r = await ok({ action: "observe" });
-const m = text(r).match(/^\D*?(\d+)\D[^\n]*\bbutton "Press me"/m); // number first, then role and name
+const m = text(r).match(/^\D*?(\d+)\D[^\n]*\bbutton "Press me"/m) || text(r).match(/^(\d+) \[Press me\]/m); // number first; a button is "button \"name\"" or "[name]"
 assert.ok(m, `no button in the observation:\n${text(r)}`);
 const button = Number(m[1]);
 
