@@ -16,6 +16,7 @@ import (
 	"github.com/tabpilot/tabpilot/api/client"
 	"github.com/tabpilot/tabpilot/api/mcp"
 	"github.com/tabpilot/tabpilot/api/rpc"
+	"github.com/tabpilot/tabpilot/api/service"
 )
 
 // version is set at build time with -ldflags "-X main.version=v1.2.3";
@@ -138,6 +139,16 @@ Logs go to stderr.`)
 
 func (c *cli) serve(args []string) int {
 	cmd, cfg, envErr := c.serveCommand()
+	return c.stdioMode("serve", cmd, cfg, envErr, args, func(svc *service.Service, log *slog.Logger) error {
+		return rpc.Serve(c.ctx, c.stdin, c.stdout, svc, &rpc.ServerOptions{Logger: log})
+	})
+}
+
+// stdioMode runs a protocol server on stdin and stdout (serve, mcp) with a
+// service of its own: it parses the mode's flags, starts the service, runs
+// serveFn until stdin ends or the process is signalled, then shuts the
+// browsers down.
+func (c *cli) stdioMode(name string, cmd *command, cfg *config, envErr error, args []string, serveFn func(*service.Service, *slog.Logger) error) int {
 	pos, code, done := c.parse(cmd, args)
 	if done {
 		return code
@@ -160,17 +171,17 @@ func (c *cli) serve(args []string) int {
 
 	svc, stopSvc, err := cfg.startService(c.ctx, log, "")
 	if err != nil {
-		fmt.Fprintf(c.stderr, "tabpilot serve: %v\n", err)
+		fmt.Fprintf(c.stderr, "tabpilot %s: %v\n", name, err)
 		return exitFailed
 	}
-	err = rpc.Serve(c.ctx, c.stdin, c.stdout, svc, &rpc.ServerOptions{Logger: log})
+	err = serveFn(svc, log)
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(c.ctx), shutdownTimeout)
 	defer cancel()
 	if serr := stopSvc(sctx); serr != nil {
-		log.Error("serve: shutdown", "err", serr)
+		log.Error(name+": shutdown", "err", serr)
 	}
 	if err != nil && !errors.Is(err, context.Canceled) {
-		log.Error("serve: stopped", "err", err)
+		log.Error(name+": stopped", "err", err)
 		return exitFailed
 	}
 	return exitOK
@@ -198,41 +209,8 @@ In an MCP client's configuration:
 
 func (c *cli) mcp(args []string) int {
 	cmd, cfg, envErr := c.mcpCommand()
-	pos, code, done := c.parse(cmd, args)
-	if done {
-		return code
-	}
-	if envErr != nil {
-		return c.usageFail(cmd, envErr)
-	}
-	if len(pos) > 0 {
-		return c.usageFail(cmd, usagef("unexpected argument %q", pos[0]))
-	}
-	if err := cfg.finish(); err != nil {
-		return c.usageFail(cmd, err)
-	}
-	log := c.logger(cfg.logLevel)
-	// A client that closes our stdout must not kill us with SIGPIPE before
-	// the browsers are closed: the write fails with EPIPE instead.
-	sigpipe := make(chan os.Signal, 1)
-	signal.Notify(sigpipe, syscall.SIGPIPE)
-	defer signal.Stop(sigpipe)
-
-	svc, stopSvc, err := cfg.startService(c.ctx, log, "")
-	if err != nil {
-		fmt.Fprintf(c.stderr, "tabpilot mcp: %v\n", err)
-		return exitFailed
-	}
-	v, _ := versionString()
-	err = mcp.Serve(c.ctx, c.stdin, c.stdout, svc, &mcp.Options{Version: v, Logger: log})
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(c.ctx), shutdownTimeout)
-	defer cancel()
-	if serr := stopSvc(sctx); serr != nil {
-		log.Error("mcp: shutdown", "err", serr)
-	}
-	if err != nil && !errors.Is(err, context.Canceled) {
-		log.Error("mcp: stopped", "err", err)
-		return exitFailed
-	}
-	return exitOK
+	return c.stdioMode("mcp", cmd, cfg, envErr, args, func(svc *service.Service, log *slog.Logger) error {
+		v, _ := versionString()
+		return mcp.Serve(c.ctx, c.stdin, c.stdout, svc, &mcp.Options{Version: v, Logger: log})
+	})
 }
