@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -105,14 +106,23 @@ func TestPickPage(t *testing.T) {
 	}
 }
 
-// sleeper starts a process that looks like a browser holding dir.
+// sleeper starts a process that looks like a browser holding dir: a shell
+// whose command line carries --user-data-dir (as $0) and that stays alive
+// (GNU sleep itself would reject the unknown option and exit at once).
 func sleeper(t *testing.T, dir string) *exec.Cmd {
-	cmd := exec.Command("sleep", "60", "--user-data-dir="+dir)
+	cmd := exec.Command("sh", "-c", "while :; do sleep 1; done", "--user-data-dir="+dir)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		t.Skip(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	// Until the child has exec'd, its command line is the test binary's.
+	for i := 0; userDataDirOf(cmd.Process.Pid) != dir; i++ {
+		if i > 200 {
+			t.Fatalf("the sleeper's command line never showed %s", dir)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	return cmd
 }
 
@@ -133,6 +143,12 @@ func TestCheckProfile(t *testing.T) {
 		t.Skip(err)
 	}
 	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	for i := 0; ; i++ { // until the child has exec'd sleep
+		if b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", cmd.Process.Pid)); strings.TrimSpace(string(b)) == "sleep" || i > 200 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	os.Symlink(host+"-"+strconv.Itoa(cmd.Process.Pid), filepath.Join(dir, "SingletonLock"))
 	err := checkProfile(dir)
 	if !errors.Is(err, ErrProfileInUse) || !strings.Contains(err.Error(), strconv.Itoa(cmd.Process.Pid)) || !strings.Contains(err.Error(), "sleep") {
