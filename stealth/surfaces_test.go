@@ -183,7 +183,12 @@ func TestUnpatchedSurfaces(t *testing.T) {
 
 func TestLocale(t *testing.T) {
 	t.Parallel()
-	on := surface(t, "locale", true, &Options{Locale: "fr-FR", TimeZone: "Europe/Paris"})
+	// A browser context of its own: a shared worker takes the options of an Install in its
+	// browser context, and the other tests (TestHeadedComparison's en-US among them) must not
+	// get fr-FR in theirs.
+	own := surfaceLoad("locale", true, &Options{Locale: "fr-FR", TimeZone: "Europe/Paris"})
+	own.copts = []chromedp.ContextOption{chromedp.WithNewBrowserContext()}
+	on := loads(t, own)[0]
 	for _, scope := range [][]string{nil, {"worker"}} {
 		v := get(on, scope...)
 		if str(v, "language") != "fr-FR" || jsonOf(get(v, "languages")) != `["fr-FR","fr"]` {
