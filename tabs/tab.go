@@ -223,6 +223,9 @@ func (t *Tab) start(ctx context.Context, o *OpenOptions) error {
 			return cdpErr("install stealth", err)
 		}
 	}
+	if t.borrowed {
+		t.settleBorrowed(ctx, 5*time.Second)
+	}
 	if t.borrowed && o.Viewport == nil {
 		// Leave a page we did not open as it is; report its size.
 		var info pageInfo
@@ -261,6 +264,29 @@ func (t *Tab) attachPage(ctx context.Context, h *browser.Handle, o *OpenOptions)
 	}
 	t.borrowed = true
 	return h.NewTab(ctx, chromedp.WithTargetID(p.ID), chromedp.WithDetachOnCancel())
+}
+
+// settleBorrowed waits, at most limit, for a page we attached to in the
+// middle of a navigation (its target URL, from Target.getTargetInfo, is not
+// yet the document's location, or document.readyState is not "complete"),
+// so that open reports the page a person sees rather than the initial
+// about:blank. A page that never finishes loading is left as it is.
+func (t *Tab) settleBorrowed(ctx context.Context, limit time.Duration) {
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	for {
+		info, err := cdp.Call(ctx, chromedp.FromContext(t.ctx).Browser, target.GetTargetInfo, target.GetTargetInfoParams{TargetID: t.targetID})
+		var st struct{ Href, State string }
+		if err == nil && t.PendingDialog() == nil {
+			err = t.evalJSON(ctx, `({Href: location.href, State: document.readyState})`, &st)
+		}
+		if err != nil || (st.State == "complete" && info.TargetInfo != nil && info.TargetInfo.URL == st.Href) {
+			return
+		}
+		if !sleepCtx(ctx, 50*time.Millisecond) {
+			return
+		}
+	}
 }
 
 // stealthy reports whether the tab has the stealth patches.
