@@ -3,6 +3,7 @@ package tabs
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -111,12 +112,16 @@ func (t *Tab) prepareText(ctx context.Context, tg Target, value, mode string) (*
 		return nil, "", false, err
 	}
 	var r struct {
-		Error string `json:"error"`
-		Set   bool   `json:"set"`
-		Value string `json:"value"`
+		Error  string `json:"error"`
+		Set    bool   `json:"set"`
+		Value  string `json:"value"`
+		Select bool   `json:"select"`
 	}
 	if err := t.callOn(ctx, el, editableJS, &r, value, mode); err != nil {
 		return nil, "", false, err
+	}
+	if r.Select {
+		return el, "", false, errIsSelect
 	}
 	if r.Error != "" {
 		return nil, "", false, &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("cannot %s %s: %s", mode, el.desc, r.Error)}
@@ -225,9 +230,21 @@ func (t *Tab) sendKey(ctx context.Context, k *kb.Key, mods int64) error {
 // the content, then inserts the text (Input.insertText) or, for an empty
 // value, deletes it. Inputs without typed text (date, time, color, range)
 // get the value set with input and change events. A field whose text does
-// not end up as value is reported as not_actionable.
+// not end up as value is reported as not_actionable. A native <select>
+// (or its label) gets the option whose label, else value, is value, as
+// Select does; Value is then the chosen label.
 func (t *Tab) Fill(ctx context.Context, tg Target, value string) (*ActionResult, error) {
 	el, before, set, err := t.prepareText(ctx, tg, value, "fill")
+	if err == errIsSelect {
+		// A native <select>: pick the option by label, then value, as
+		// tab.select does (what a person means by filling it in).
+		sr, err := t.Select(ctx, tg, []string{value})
+		if err != nil {
+			return nil, err
+		}
+		v := strings.Join(sr.Selected, ", ")
+		return &ActionResult{Target: sr.Target, Value: &v, Dialog: sr.Dialog}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -249,6 +266,9 @@ func (t *Tab) Fill(ctx context.Context, tg Target, value string) (*ActionResult,
 	}
 	return res, nil
 }
+
+// errIsSelect tells Fill that its target is a native <select>.
+var errIsSelect = errors.New("a select")
 
 func norm(s string) string { return strings.Join(strings.Fields(s), " ") }
 

@@ -4,13 +4,21 @@
 // Input.insertText replaces it. For input types that take no typed text
 // (date, time, color, range, …) it sets the value through the native setter
 // and fires input and change, as a person's picker would; it then returns
-// {set: true}. Returns {error} when the element cannot take text.
+// {set: true}. A <select> (or its label) returns {select: true} for fill.
+// Returns {error} when the element cannot take text.
 function (value, mode) {
   const el = this;
   const deepActive = () => { let a = document.activeElement; while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement; return a; };
   let editable = el;
   if (el.tagName === 'LABEL' && el.control) {
     editable = el.control;
+  }
+  if (editable.tagName === 'SELECT') {
+    // fill picks an option (the Go side hands it to Select); type cannot.
+    return mode === 'fill' ? { select: true } : { error: 'a <select> takes no typed text; use select (or fill) with an option\'s label or value' };
+  }
+  if (editable !== el) {
+    // a label of a control
   } else if (!(el.tagName === 'INPUT' || el.tagName === 'TEXTAREA' || el.isContentEditable)) {
     // A wrapper: act on the first editable inside, else fail.
     editable = el.querySelector('input:not([type=hidden]),textarea,[contenteditable=""],[contenteditable=true]');

@@ -216,6 +216,20 @@ return JSON.stringify([a.selected, a.values, b.selected]);`)
 		t.Fatalf("a failed select changed the page: %q", got)
 	}
 
+	// fill on a native select picks by label, then value, as select does;
+	// type on it is an error that says what to use.
+	got = result(t, name, `const r = await tab.fill('#size', 'Small'); const r2 = await tab.fill('#size', 'l'); return r.value + '|' + r2.value`)
+	if got != "Small|Large" {
+		t.Fatalf("fill on a select returned %q", got)
+	}
+	_, err = run(t, name, `await tab.type('#size', 'Small')`, 10*time.Second)
+	if tabs.CodeOf(err) != tabs.CodeNotActionable || !strings.Contains(err.Error(), "use select") {
+		t.Fatalf("type on a select: %v", err)
+	}
+	if got := pageText(t, name, "out"); got != "size=l colours=r+b fruit=none city=none" {
+		t.Fatalf("after fill on a select: page says %q", got)
+	}
+
 	// The custom combobox: by label, then by value.
 	got = result(t, name, `const r = await tab.select('#fruit', 'Banana'); return r.selected.join()`)
 	if got != "Banana" {
