@@ -55,6 +55,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		c.mainUsage(stderr)
 		return exitUsage
 	}
+	args = verbFirst(args)
 	verb, rest := args[0], args[1:]
 	switch verb {
 	case "-h", "-help", "--help", "help":
@@ -88,12 +89,40 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return c.action(a, rest)
 	}
 	if strings.HasPrefix(verb, "-") {
-		fmt.Fprintf(stderr, "tabpilot: %s: give the verb first, then its flags\n\n", verb)
+		fmt.Fprintf(stderr, "tabpilot: %s: give the verb first, then its flags (only --session, --timeout, --tab and --json may also come before it)\nRun 'tabpilot --help' for the verbs.\n", verb)
+		return exitUsage
 	} else {
 		fmt.Fprintf(stderr, "tabpilot: unknown verb %q\n\n", verb)
 	}
 	c.mainUsage(stderr)
 	return exitUsage
+}
+
+// leadingFlags are the flags every verb takes that may also come before
+// the verb (tabpilot --session s observe), with whether they take a value.
+var leadingFlags = map[string]bool{"session": true, "timeout": true, "tab": true, "json": false}
+
+// verbFirst moves the common flags that come before the verb to after it,
+// where the verb's own flag set parses them. Anything else is left as it
+// is (an unknown leading flag is then reported as bad usage).
+func verbFirst(args []string) []string {
+	i := 0
+	for i < len(args) && strings.HasPrefix(args[i], "-") && args[i] != "-" && args[i] != "--" {
+		name, _, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
+		takes, ok := leadingFlags[name]
+		if !ok {
+			return args
+		}
+		i++
+		if takes && !hasValue {
+			i++
+		}
+	}
+	if i == 0 || i >= len(args) {
+		return args
+	}
+	out := append([]string{args[i]}, args[:i]...)
+	return append(out, args[i+1:]...)
 }
 
 // lookup returns the command of a verb or mode, for help.

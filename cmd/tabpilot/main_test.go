@@ -166,6 +166,22 @@ func decodeResult(t *testing.T, s string) api.Result {
 	return r
 }
 
+func TestVerbFirst(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"--session s observe --all", "observe --session s --all"},
+		{"--session=s --json --timeout 5 click 3", "click --session=s --json --timeout 5 3"},
+		{"--tab t run -e 1", "run --tab t -e 1"},
+		{"--bogus observe", "--bogus observe"},
+		{"--session", "--session"},
+		{"observe --session s", "observe --session s"},
+		{"--help", "--help"},
+	} {
+		if got := strings.Join(verbFirst(strings.Fields(c.in)), " "); got != c.want {
+			t.Errorf("verbFirst(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
 func TestUsageErrors(t *testing.T) {
 	e := newEnv(t)
 	cases := []struct {
@@ -174,7 +190,10 @@ func TestUsageErrors(t *testing.T) {
 	}{
 		{nil, "Usage: tabpilot VERB"},
 		{[]string{"bogus"}, `unknown verb "bogus"`},
-		{[]string{"--session", "x", "tabs"}, "give the verb first"},
+		{[]string{"--bogus", "tabs"}, "give the verb first"},
+		// The common flags may come before the verb; they go to its flag set.
+		{[]string{"--session", "x", "--tab", "y", "tabs"}, "flag provided but not defined: -tab"},
+		{[]string{"--session=../etc", "--json", "observe"}, "invalid session name"},
 		{[]string{"open", "--bogus", "http://x"}, "flag provided but not defined: -bogus"},
 		{[]string{"tabs", "--tab", "x"}, "flag provided but not defined: -tab"},
 		{[]string{"open", "a", "b"}, "open takes one URL"},
@@ -217,7 +236,11 @@ func TestUsageErrors(t *testing.T) {
 			if !strings.Contains(stderr, c.want) {
 				t.Errorf("stderr lacks %q:\n%s", c.want, stderr)
 			}
-			if len(c.args) > 0 && c.args[0] != "bogus" && c.args[0] != "--session" && c.args[0] != "help" && !strings.Contains(stderr, "Usage: tabpilot "+c.args[0]) {
+			verb := ""
+			if a := verbFirst(c.args); len(a) > 0 {
+				verb = a[0]
+			}
+			if verb != "" && verb != "bogus" && verb != "help" && !strings.HasPrefix(verb, "-") && !strings.Contains(stderr, "Usage: tabpilot "+verb) {
 				t.Errorf("stderr lacks the verb's usage:\n%s", stderr)
 			}
 			if stdout != "" {
