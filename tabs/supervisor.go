@@ -572,7 +572,11 @@ func (s *Supervisor) deadTabs(t *Tab) {
 	s.tabs[t.name] = t
 }
 
-// Tabs lists the tabs, sorted by name.
+// tabsRefreshWait bounds how long Tabs waits for a tab's URL and title.
+const tabsRefreshWait = 300 * time.Millisecond
+
+// Tabs lists the tabs, sorted by name, with each idle tab's current URL and
+// title (Runtime.evaluate, at most tabsRefreshWait) or else the last known.
 func (s *Supervisor) Tabs(ctx context.Context) []TabInfo {
 	s.mu.Lock()
 	ts := make([]*Tab, 0, len(s.tabs))
@@ -581,6 +585,19 @@ func (s *Supervisor) Tabs(ctx context.Context) []TabInfo {
 	}
 	s.mu.Unlock()
 	sort.Slice(ts, func(i, j int) bool { return ts[i].name < ts[j].name })
+	// Idle live tabs are asked for their URL and title (at once, each
+	// bounded); a busy or unresponsive tab reports the last known ones.
+	var wg sync.WaitGroup
+	for _, t := range ts {
+		if t.Alive() && !t.Busy() {
+			wg.Go(func() {
+				rctx, cancel := context.WithTimeout(ctx, tabsRefreshWait)
+				defer cancel()
+				t.urlTitle(rctx)
+			})
+		}
+	}
+	wg.Wait()
 	out := make([]TabInfo, 0, len(ts))
 	for _, t := range ts {
 		url, title := t.cachedURLTitle()

@@ -333,6 +333,7 @@ func (t *Tab) onEvent(ev any) {
 		if ev.Frame.ParentID == "" {
 			t.evMu.Lock()
 			t.url = ev.Frame.URL + ev.Frame.URLFragment
+			t.title = "" // the new document's is read on demand
 			t.navSeq++
 			t.evMu.Unlock()
 			t.mu.Lock()

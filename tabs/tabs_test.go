@@ -45,7 +45,10 @@ func TestMain(m *testing.M) {
 	})
 	srv = httptest.NewServer(mux)
 	base := runtime.NumGoroutine()
-	sup = tabs.NewSupervisor(&tabs.Options{Browser: browser.Options{Args: testenv.BrowserArgs}, Grace: time.Second})
+	// Generous default timeouts: the test machine has 2 cores shared with
+	// other packages' browsers, and an open can take tens of seconds there.
+	sup = tabs.NewSupervisor(&tabs.Options{Browser: browser.Options{Args: testenv.BrowserArgs}, Grace: time.Second,
+		DefaultTimeout: time.Minute, MaxTimeout: 2 * time.Minute})
 	code := m.Run()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	err := sup.Shutdown(ctx)
@@ -297,10 +300,19 @@ func TestNavigationFailed(t *testing.T) {
 	}
 	closed := "http://" + l.Addr().String() + "/"
 	l.Close()
-	_, err = sup.Open(context.Background(), tabs.OpenOptions{Name: name, URL: closed, WaitUntil: "load"})
 	t.Cleanup(func() { sup.Close(context.Background(), name, false, 0) })
+	if _, err := sup.Open(context.Background(), tabs.OpenOptions{Name: name, URL: srv.URL + "/next", WaitUntil: "load"}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = sup.Open(context.Background(), tabs.OpenOptions{Name: name, URL: closed, WaitUntil: "load"})
 	if tabs.CodeOf(err) != tabs.CodeNavigationFailed || !strings.Contains(err.Error(), "ERR_CONNECTION_REFUSED") {
 		t.Fatalf("err = %v, want navigation_failed with net::ERR_CONNECTION_REFUSED", err)
+	}
+	// The tab list shows the error page, not the title of the page before.
+	for _, ti := range sup.Tabs(context.Background()) {
+		if ti.Name == name && (ti.Title == "Next" || !strings.HasPrefix(ti.URL, "chrome-error:")) {
+			t.Errorf("after a failed navigation the tab lists %q %q", ti.URL, ti.Title)
+		}
 	}
 	_, err = sup.Open(context.Background(), tabs.OpenOptions{Name: "bad name"})
 	if tabs.CodeOf(err) != tabs.CodeBadRequest {
