@@ -44,6 +44,8 @@ type Screenshot struct {
 	// Dest is the file written: the full-resolution PNG (save or the
 	// screenshot directory) or else the model's copy in a private temp file.
 	Dest string `json:"dest"`
+	// FullResolution is true when Dest is the full-resolution PNG.
+	FullResolution bool `json:"fullResolution,omitempty"`
 	// Scale is image pixels per CSS pixel of the model's copy.
 	Scale float64 `json:"scale"`
 	// ClipX, ClipY are the page coordinates (CSS px) of the image's origin.
@@ -58,6 +60,17 @@ type Screenshot struct {
 	Full bool `json:"-"`
 	// Marks counts the element numbers drawn on it.
 	Marks int `json:"marks,omitempty"`
+}
+
+// Summary is the line of text that goes with the image: its size, its
+// scale, and where it was saved.
+func (s *Screenshot) Summary() string {
+	text := fmt.Sprintf("Screenshot %d: %dx%d %s, %d bytes, %.3g image px per CSS px (divide image coordinates by it for CSS pixels); saved to %s",
+		s.ID, s.Width, s.Height, s.MimeType, s.Bytes, s.Scale, s.Dest)
+	if s.FullResolution {
+		text += " (full-resolution PNG)"
+	}
+	return text
 }
 
 // Base64 returns the model's copy as standard base64.
@@ -154,7 +167,7 @@ func (t *Tab) Screenshot(ctx context.Context, o ScreenshotOptions) (*Screenshot,
 			}
 			return nil, fmt.Errorf("save screenshot: %w", err)
 		}
-		shot.Dest = dest
+		shot.Dest, shot.FullResolution = dest, true
 	} else {
 		dest, err := render.WriteTemp(img, "")
 		if err != nil {

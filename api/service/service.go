@@ -514,11 +514,11 @@ func (s *Service) Screenshot(ctx context.Context, r *api.ScreenshotRequest) *api
 	if err != nil {
 		return fail("screenshot", name, err)
 	}
-	text := fmt.Sprintf("Screenshot %d: %dx%d %s, %d bytes, %.3g image px per CSS px; saved to %s", shot.ID, shot.Width, shot.Height, shot.MimeType, shot.Bytes, shot.Scale, shot.Dest)
+	text := shot.Summary()
 	return &api.Result{
 		Content: []api.Content{api.TextContent(text), {Type: "image", MimeType: shot.MimeType, Data: shot.Base64()}},
 		Details: map[string]any{"action": "screenshot", "name": name, "screenshots": []map[string]any{{
-			"id": shot.ID, "dest": shot.Dest, "mimeType": shot.MimeType, "bytes": shot.Bytes, "width": shot.Width, "height": shot.Height, "scale": shot.Scale}}},
+			"id": shot.ID, "dest": shot.Dest, "fullResolution": shot.FullResolution, "mimeType": shot.MimeType, "bytes": shot.Bytes, "width": shot.Width, "height": shot.Height, "scale": shot.Scale}}},
 	}
 }
 

@@ -593,12 +593,11 @@ func (s *Script) screenshot(vm *goja.Runtime, o tabs.ScreenshotOptions, silent b
 		s.out.Screenshots = append(s.out.Screenshots, shot)
 		if !silent {
 			s.out.Content = append(s.out.Content,
-				Content{Type: "text", Text: fmt.Sprintf("Screenshot %d: %dx%d %s, %d bytes, %.3g image px per CSS px (divide image coordinates by it for CSS pixels); saved to %s",
-					shot.ID, shot.Width, shot.Height, shot.MimeType, shot.Bytes, shot.Scale, shot.Dest)},
+				Content{Type: "text", Text: shot.Summary()},
 				Content{Type: "image", MimeType: shot.MimeType, Data: shot.Data})
 		}
 		return toJS(vm, map[string]any{"type": "image", "mimeType": shot.MimeType, "data": shot.Base64(),
-			"width": shot.Width, "height": shot.Height, "bytes": shot.Bytes, "dest": shot.Dest, "id": shot.ID, "scale": shot.Scale})
+			"width": shot.Width, "height": shot.Height, "bytes": shot.Bytes, "dest": shot.Dest, "fullResolution": shot.FullResolution, "id": shot.ID, "scale": shot.Scale})
 	})
 }
 
