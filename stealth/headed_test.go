@@ -16,11 +16,12 @@ import (
 )
 
 // hardwareDependent are the fingerprint paths that depend on the machine or on the display
-// server rather than on headless versus headed: CPU count and memory, the GPU, and focus (a
-// window under Xvfb without a window manager never has it, a person's active window does).
+// server rather than on headless versus headed: CPU count and memory, the GPU (in the page and
+// in its out-of-process iframe, crossFrame), and focus (a window under Xvfb without a window
+// manager never has it, a person's active window does).
 // The window's size and place (screen.inner*, outer*, screenX/Y) are the window manager's and the
 // person's choice; TestScreen checks that they are consistent with the screen.
-var hardwareDependent = regexp.MustCompile(`(hardwareConcurrency|deviceMemory)$|^webgl\.|^visibility\.hasFocus$|^misc\.historyLength$|^screen\.(inner|outer|screenX|screenY)`)
+var hardwareDependent = regexp.MustCompile(`(hardwareConcurrency|deviceMemory)$|^(crossFrame\.)?webgl\.|^visibility\.hasFocus$|^misc\.historyLength$|^screen\.(inner|outer|screenX|screenY)`)
 
 // startXvfb starts a virtual display and returns its DISPLAY value; it is stopped (by pid) at
 // the end of the test.

@@ -28,11 +28,11 @@ const (
 )
 
 // Install installs the patches on the page target of ctx before any page script runs, and keeps
-// carrying them into the dedicated and shared workers that the page starts, for as long as ctx
-// lives. ctx must be a chromedp context that can run actions (chromedp.Run); pass the tab's
-// long-lived context, not a request's: its cancellation ends the worker patching. Call it on a
-// fresh tab, before the first navigation. It is safe to call concurrently for many tabs of one
-// browser.
+// carrying them into the out-of-process iframes and dedicated workers that the page starts, and
+// into the shared and service workers of the browser, for as long as ctx lives. ctx must be a
+// chromedp context that can run actions (chromedp.Run); pass the tab's long-lived context, not a
+// request's: its cancellation ends the patching of the page's children. Call it on a fresh tab,
+// before the first navigation. It is safe to call concurrently for many tabs of one browser.
 //
 // CDP: Browser.getVersion (for the user agent and client hints); then, sent at once and awaited
 // together, on the page session Page.addScriptToEvaluateOnNewDocument with [Script] and
@@ -42,26 +42,44 @@ const (
 // setAutomationOverride(false), setLocaleOverride, setTimezoneOverride and
 // setHardwareConcurrencyOverride (when set), setFocusEmulationEnabled(true),
 // setDeviceMetricsOverride (the screen; see [MetricsOverride]) and Target.setAutoAttach with
-// waitForDebuggerOnStart and flatten (the page's dedicated workers), and on the browser
-// Target.getTargetInfo (the tab's browser context). Last, exactly once per browser and never
-// again, Target.setAutoAttach on the browser session, filtered to shared workers (a shared worker
-// is no page's child; sending that command again once shared workers have run crashes Chromium
-// 156: "Check failed: worker_host_" in SharedWorkerDevToolsAgentHost). Every Install waits until
-// that command is answered.
+// waitForDebuggerOnStart and flatten false, for every type but pages and service workers (the
+// page's out-of-process iframes and dedicated workers), and on the browser Target.getTargetInfo
+// (the tab's browser context). Last, exactly once per browser and never again,
+// Target.setAutoAttach on the browser session with waitForDebuggerOnStart, filtered to shared and
+// service workers (they are no page's children; sending that command again once shared workers
+// have run crashes Chromium 156: "Check failed: worker_host_" in SharedWorkerDevToolsAgentHost).
+// Every Install waits until that command is answered.
 //
-// Each worker that attaches paused is patched from a goroutine of its own, through a session of
-// its own (Target.attachToTarget; Runtime.evaluate of the script with the locale and time zone
-// overrides, then Runtime.runIfWaitingForDebugger); then its paused auto-attach session is
-// detached, which lets it run. A patch that fails or takes over a minute is given up and the
-// worker runs unpatched: no worker stays paused. A dedicated worker gets its page's options. A
-// shared worker is shared by the pages of its origin in a browser context: it gets the options of
-// the most recent Install still open in its browser context (in the browser when its context has
+// The page's children attach paused, on sessions that are not flat: chromedp cannot address a
+// flattened auto-attach session, and only that session can let a paused frame go (measured; see
+// the relay type). Their commands go as Target.sendMessageToTarget on the page session and their
+// answers come back in its Target.receivedMessageFromTarget events. Each is patched from a
+// goroutine of its own:
+//
+//   - an out-of-process (cross-site) iframe: Page.enable, then at once the page's overrides but
+//     the screen (the script with runImmediately, the user agent with its client hints, automation,
+//     locale, time zone, hardware concurrency, focus; the screen comes from the script, since
+//     Chromium takes setDeviceMetricsOverride only on top-level targets) and the same auto-attach
+//     on its session, so that its own out-of-process iframes and dedicated workers are patched
+//     too. Its session stays attached while the frame lives: the script and the overrides last as
+//     long as it does, and reach every document the frame loads.
+//   - a dedicated worker: Runtime.evaluate of the script with the locale and time zone overrides;
+//     then its session is detached.
+//
+// Then Runtime.runIfWaitingForDebugger on its session lets it run, whether or not the patch
+// worked: a patch that fails or takes over 30 seconds is given up, and the target runs unpatched
+// rather than stays paused.
+//
+// Each shared or service worker that the browser attaches paused (every one that starts, in any
+// tab or browser context, for any reason: a registration, a message, a fetch, a push) is patched
+// through a session of its own (Target.attachToTarget; Runtime.evaluate of the script with the
+// locale and time zone overrides, then Runtime.runIfWaitingForDebugger); then its paused
+// auto-attach session is detached. A patch that fails or takes over a minute is given up and the
+// worker runs unpatched. A dedicated worker and an iframe get their page's options. A shared or
+// service worker serves the pages of its origin in a browser context: it gets the options of the
+// most recent Install still open in its browser context (in the browser when its context has
 // none), so give tabs that need different options different browser contexts
 // (chromedp.WithNewBrowserContext). Listeners only start goroutines.
-//
-// Out-of-process (cross-site) iframes are not paused: Chromium releases a paused frame only on
-// the auto-attach session, which chromedp cannot address. Their documents get the launch-level
-// stealth of [Flags] (the --user-agent, navigator.webdriver false) but not the script.
 //
 // Errors: ErrNoTarget without a chromedp context; ctx's error when it ends first; otherwise the
 // first failing CDP call, wrapped (a failed browser-level auto-attach fails every later Install on
@@ -96,7 +114,7 @@ func Install(ctx context.Context, o *Options) error {
 				}
 				return nil
 			},
-			func() error { return inst.watch(ctx) },
+			func() error { return inst.watch(ctx, actx, t) },
 		)
 	})); err != nil {
 		return err
@@ -125,62 +143,74 @@ func acceptLanguage(langs []string) string {
 	return strings.Join(langs, ",")
 }
 
-// page runs the per-page steps on the page session t. The commands are independent of one
-// another, so they are sent at once (Chromium handles a session's commands in order of arrival)
-// and waited for together: one round trip instead of eight. The error is the first of the list
-// that failed.
+// page runs the per-page steps on the page session t: [installer.overrides], sent at once
+// (Chromium handles a session's commands in order of arrival) and waited for together: one
+// round trip instead of eight. The error is the first of the list that failed.
 func (in *installer) page(ctx context.Context, t cdp.Session) error {
+	return concurrently(in.overrides(ctx, t, false)...)
+}
+
+// overrides are the commands that patch a page, or with frame an out-of-process iframe, on its
+// session s: Page.addScriptToEvaluateOnNewDocument with [Script] and runImmediately,
+// Emulation.setUserAgentOverride (user agent, Accept-Language, platform, client hints),
+// setAutomationOverride(false) (a failure is only logged), setLocaleOverride,
+// setTimezoneOverride and setHardwareConcurrencyOverride when set, setFocusEmulationEnabled, and
+// for a page setDeviceMetricsOverride (the screen; a frame has its page's).
+func (in *installer) overrides(ctx context.Context, s cdp.Session, frame bool) []func() error {
 	yes := true
 	md := in.ua.Metadata
-	return concurrently(
+	fns := []func() error{
 		func() error {
-			_, err := cdp.Call(ctx, t, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
+			_, err := cdp.Call(ctx, s, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
 				Source: in.src, RunImmediately: &yes,
 			})
 			return wrap(err, "Page.addScriptToEvaluateOnNewDocument")
 		},
 		func() error {
-			_, err := cdp.Call(ctx, t, emulation.SetUserAgentOverride, emulation.SetUserAgentOverrideParams{
+			_, err := cdp.Call(ctx, s, emulation.SetUserAgentOverride, emulation.SetUserAgentOverrideParams{
 				UserAgent: in.ua.UserAgent, AcceptLanguage: acceptLanguage(in.c.Languages), Platform: in.ua.Platform,
 				UserAgentMetadata: &md,
 			})
 			return wrap(err, "Emulation.setUserAgentOverride")
 		},
 		func() error {
-			if _, err := cdp.Call(ctx, t, emulation.SetAutomationOverride, emulation.SetAutomationOverrideParams{Enabled: false}); err != nil {
+			if _, err := cdp.Call(ctx, s, emulation.SetAutomationOverride, emulation.SetAutomationOverrideParams{Enabled: false}); err != nil {
 				in.log.Debug("stealth: Emulation.setAutomationOverride", logKeyErr, err)
 			}
 			return nil
 		},
 		func() error {
-			_, err := cdp.Call(ctx, t, emulation.SetLocaleOverride, emulation.SetLocaleOverrideParams{Locale: in.c.Locale})
+			_, err := cdp.Call(ctx, s, emulation.SetLocaleOverride, emulation.SetLocaleOverrideParams{Locale: in.c.Locale})
 			return wrap(err, "Emulation.setLocaleOverride("+in.c.Locale+")")
 		},
 		func() error {
 			if in.c.TimeZone == "" {
 				return nil
 			}
-			_, err := cdp.Call(ctx, t, emulation.SetTimezoneOverride, emulation.SetTimezoneOverrideParams{TimezoneID: in.c.TimeZone})
+			_, err := cdp.Call(ctx, s, emulation.SetTimezoneOverride, emulation.SetTimezoneOverrideParams{TimezoneID: in.c.TimeZone})
 			return wrap(err, "Emulation.setTimezoneOverride("+in.c.TimeZone+")")
 		},
 		func() error {
 			if in.c.HardwareConcurrency <= 0 {
 				return nil
 			}
-			_, err := cdp.Call(ctx, t, emulation.SetHardwareConcurrencyOverride, emulation.SetHardwareConcurrencyOverrideParams{
+			_, err := cdp.Call(ctx, s, emulation.SetHardwareConcurrencyOverride, emulation.SetHardwareConcurrencyOverrideParams{
 				HardwareConcurrency: int64(in.c.HardwareConcurrency),
 			})
 			return wrap(err, "Emulation.setHardwareConcurrencyOverride")
 		},
 		func() error {
-			_, err := cdp.Call(ctx, t, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true})
+			_, err := cdp.Call(ctx, s, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true})
 			return wrap(err, "Emulation.setFocusEmulationEnabled")
 		},
-		func() error {
-			_, err := cdp.Call(ctx, t, emulation.SetDeviceMetricsOverride, MetricsOverride(&in.c, 0, 0))
+	}
+	if !frame {
+		fns = append(fns, func() error {
+			_, err := cdp.Call(ctx, s, emulation.SetDeviceMetricsOverride, MetricsOverride(&in.c, 0, 0))
 			return wrap(err, "Emulation.setDeviceMetricsOverride")
-		},
-	)
+		})
+	}
+	return fns
 }
 
 // workerOverrides sends a worker the Emulation overrides that workers accept (the locale and
@@ -252,61 +282,128 @@ func MetricsOverride(o *Options, width, height int) emulation.SetDeviceMetricsOv
 	}
 }
 
-// watch turns on auto-attach with waitForDebuggerOnStart on the page, and patches each child
-// target that attaches, each from a goroutine of its own, until ctx ends.
-func (in *installer) watch(ctx context.Context) error {
-	if err := chromedp.Listen(ctx, func(ev any) {
-		if e, ok := ev.(*target.EventAttachedToTarget); ok {
-			go in.child(ctx, e) // never blocks the tab's loop, never calls CDP from it
+// watch turns on auto-attach on the session s (the page's, or a relayed out-of-process iframe's),
+// with waitForDebuggerOnStart and without flattening (see relay), and patches each target that
+// attaches, from a goroutine of its own, until ctx ends or s does. callCtx bounds the command.
+func (in *installer) watch(ctx, callCtx context.Context, s cdp.Session) error {
+	h := newHub(ctx, in, s)
+	stop := context.AfterFunc(ctx, h.close)
+	switch p := s.(type) {
+	case *relay:
+		p.listen(h.rawEvent)
+		p.whenClosed(func() { stop(); h.close() })
+	case *chromedp.Target:
+		// ctx is the page's chromedp context, whose target is s.
+		if err := chromedp.Listen(ctx, h.event); err != nil {
+			return fmt.Errorf("stealth: listening for attached targets: %w", err)
 		}
-	}); err != nil {
-		return fmt.Errorf("stealth: listening for attached targets: %w", err)
+	default:
+		return fmt.Errorf("stealth: cannot watch a %T", s)
 	}
-	yes := true
-	if _, err := chromedp.Call(ctx, target.SetAutoAttach, target.SetAutoAttachParams{
-		AutoAttach: true, WaitForDebuggerOnStart: true, Flatten: &yes,
-		Filter: target.Filter{{Type: "iframe", Exclude: true}, {Type: "page", Exclude: true}, {}},
-	}); err != nil {
-		return fmt.Errorf("stealth: Target.setAutoAttach: %w", err)
-	}
-	return nil
+	no := false
+	_, err := cdp.Call(callCtx, s, target.SetAutoAttach, target.SetAutoAttachParams{
+		AutoAttach: true, WaitForDebuggerOnStart: true, Flatten: &no,
+		Filter: target.Filter{{Type: "page", Exclude: true}, {Type: "service_worker", Exclude: true}, {}},
+	})
+	return wrap(err, "Target.setAutoAttach")
 }
 
-// child patches one target that the page auto-attached and lets it run. A failure is logged: the
-// target runs unpatched rather than stays paused.
-func (in *installer) child(ctx context.Context, e *target.EventAttachedToTarget) {
-	if e.TargetInfo == nil {
-		return
-	}
+// childPatchTimeout bounds the patch of one target that a watch auto-attached, and releaseTimeout
+// the command that then lets it run: past them the target runs unpatched rather than stays paused.
+const (
+	childPatchTimeout = 30 * time.Second
+	releaseTimeout    = 10 * time.Second
+)
+
+// child patches one target that a watch auto-attached through its relayed session r, and lets it
+// run when it is paused, whether or not the patch worked (a failure is logged):
+//
+//   - an iframe (out of process): [installer.patchFrame]; its session stays attached, since the
+//     script and the overrides last only as long as it does.
+//   - a dedicated worker that waits: [installer.patchWorker], then the session is detached.
+//   - any other target (a worklet): let run and detached. (Service workers are the browser-level
+//     watch's: see sharedWatch.start.)
+func (in *installer) child(ctx context.Context, parent cdp.Session, r *relay, e *target.EventAttachedToTarget) {
 	typ := e.TargetInfo.Type
 	log := in.log.With(logKeyTarget, e.TargetInfo.TargetID, logKeyType, typ)
-	if typ == "worker" && e.WaitingForDebugger {
-		start := time.Now()
-		if err := in.patchChild(ctx, e.TargetInfo.TargetID, typ); err != nil {
+	start := time.Now()
+	pctx, cancel := context.WithTimeout(ctx, childPatchTimeout)
+	patched, keep := false, false
+	var err error
+	switch {
+	case typ == "iframe":
+		patched, keep = true, true
+		err = in.patchFrame(ctx, pctx, r)
+	case typ == "worker" && e.WaitingForDebugger:
+		patched = true
+		err = in.patchWorker(pctx, r, typ)
+	}
+	cancel()
+	if patched {
+		if err != nil {
 			log.Debug("stealth: patching child target", logKeyErr, err, logKeyTook, time.Since(start))
 		} else {
 			log.Debug("stealth: patched child target", logKeyTook, time.Since(start))
 		}
 	}
-	// Detaching the paused auto-attach session lets the target run. Once ctx has ended, the tab's
-	// session is gone, and the auto-attach session and the page's workers with it.
-	dctx, cancel := context.WithTimeout(ctx, workerPatchTimeout)
+	if e.WaitingForDebugger {
+		// Only the auto-attach session that paused the target can let it go.
+		rctx, cancel := context.WithTimeout(ctx, releaseTimeout)
+		_, err := cdp.Call(rctx, r, cdpruntime.RunIfWaitingForDebugger, cdp.Empty{})
+		cancel()
+		if err != nil && ctx.Err() == nil && !errors.Is(err, errSessionEnded) {
+			log.Debug("stealth: Runtime.runIfWaitingForDebugger", logKeyErr, err)
+		}
+	}
+	if keep {
+		return
+	}
+	// Once ctx has ended, the tab's session is gone, and the auto-attach session with it.
+	dctx, cancel := context.WithTimeout(ctx, releaseTimeout)
 	defer cancel()
-	if _, err := chromedp.Call(dctx, target.DetachFromTarget, target.DetachFromTargetParams{SessionID: e.SessionID}); err != nil &&
-		ctx.Err() == nil && !errors.Is(err, chromedp.ErrTargetDetached) {
+	if _, err := cdp.Call(dctx, parent, target.DetachFromTarget, target.DetachFromTargetParams{SessionID: e.SessionID}); err != nil &&
+		ctx.Err() == nil && !errors.Is(err, chromedp.ErrTargetDetached) && !errors.Is(err, errSessionEnded) {
 		log.Debug("stealth: Target.detachFromTarget", logKeyErr, err)
 	}
+}
+
+// patchFrame patches an out-of-process iframe through its auto-attach session r, while it waits:
+// Page.enable (without it, measured, Page.addScriptToEvaluateOnNewDocument does not reach the
+// frame's first document), then at once the page's overrides that apply to a frame ([Script]
+// with runImmediately, the user agent with its client hints, automation, locale, time zone,
+// hardware concurrency and focus; the screen is the page's) and a watch of its own children
+// (nested out-of-process iframes and the frame's workers), which lives as long as ctx.
+func (in *installer) patchFrame(ctx, pctx context.Context, r *relay) error {
+	if _, err := cdp.Call(pctx, r, page.Enable, page.EnableParams{}); err != nil {
+		return wrap(err, "Page.enable")
+	}
+	return concurrently(append(in.overrides(pctx, r, true), func() error { return in.watch(ctx, pctx, r) })...)
+}
+
+// patchWorker patches a worker that waits, on the session s: the script (Runtime.evaluate) and
+// the worker overrides, at once.
+func (in *installer) patchWorker(ctx context.Context, s cdp.Session, typ string) error {
+	return concurrently(append(in.workerOverrides(ctx, s), func() error {
+		res, err := cdp.Call(ctx, s, cdpruntime.Evaluate, cdpruntime.EvaluateParams{Expression: in.src})
+		if err != nil {
+			return fmt.Errorf("stealth: Runtime.evaluate in %s: %w", typ, err)
+		}
+		if res.ExceptionDetails != nil {
+			return fmt.Errorf("stealth: patch script threw in %s: %s", typ, res.ExceptionDetails.Text)
+		}
+		return nil
+	})...)
 }
 
 // errWorkerEnded is the cause of a patch given up because its worker ended.
 var errWorkerEnded = errors.New("the worker ended while it was patched (Inspector.targetCrashed)")
 
-// patchChild attaches a session of its own to the child target (chromedp routes no messages of
-// the flattened auto-attach session), patches it, and detaches, leaving the target open. It gives
-// up after workerPatchTimeout, or at once when the worker ends (its page closed): Chromium then
-// sends Inspector.targetCrashed on the session and never answers its commands, and while sessions
-// stay on an ended shared worker, a page that starts the same shared worker again gets no new
-// paused worker to patch (TestConcurrentInstalls saw it).
+// patchChild attaches a session of its own to a shared or service worker that the browser auto-attached
+// (a flattened session, which chromedp cannot address), patches it, and detaches, leaving the
+// target open. It gives up after workerPatchTimeout, or at once when the worker ends (its page
+// closed): Chromium then sends Inspector.targetCrashed on the session and never answers its
+// commands, and while sessions stay on an ended shared worker, a page that starts the same shared
+// worker again gets no new paused worker to patch (TestConcurrentInstalls saw it).
 func (in *installer) patchChild(ctx context.Context, id target.ID, typ string) error {
 	ectx, end := context.WithCancelCause(ctx)
 	defer end(nil)
@@ -326,20 +423,11 @@ func (in *installer) patchChild(ctx context.Context, id target.ID, typ string) e
 	return err
 }
 
-// patchSession runs the patch on the worker session of ctx: the script and the overrides at
-// once, then Runtime.runIfWaitingForDebugger once they are answered.
+// patchSession runs the patch on the worker session of ctx: [installer.patchWorker], then
+// Runtime.runIfWaitingForDebugger once it is answered.
 func (in *installer) patchSession(cctx context.Context, typ string) error {
 	return chromedp.Do(cctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		if err := concurrently(append(in.workerOverrides(ctx, t), func() error {
-			res, err := cdp.Call(ctx, t, cdpruntime.Evaluate, cdpruntime.EvaluateParams{Expression: in.src})
-			if err != nil {
-				return fmt.Errorf("stealth: Runtime.evaluate in %s: %w", typ, err)
-			}
-			if res.ExceptionDetails != nil {
-				return fmt.Errorf("stealth: patch script threw in %s: %s", typ, res.ExceptionDetails.Text)
-			}
-			return nil
-		})...); err != nil {
+		if err := in.patchWorker(ctx, t, typ); err != nil {
 			return err
 		}
 		if _, err := cdp.Call(ctx, t, cdpruntime.RunIfWaitingForDebugger, cdp.Empty{}); err != nil {
@@ -349,8 +437,8 @@ func (in *installer) patchSession(cctx context.Context, typ string) error {
 	}))
 }
 
-// sharedWatch is the shared-worker patching of one browser: the browser-level auto-attach, sent
-// once, and the Installs still open, which give a shared worker its options.
+// sharedWatch is the shared and service worker patching of one browser: the browser-level
+// auto-attach, sent once, and the Installs still open, which give a worker its options.
 type sharedWatch struct {
 	// ready is closed once the browser-level Target.setAutoAttach is answered; err is its error.
 	ready chan struct{}
@@ -405,10 +493,17 @@ func watchShared(ctx context.Context, in *installer) error {
 	}
 }
 
-// start listens for the shared workers the browser attaches to, and sends the browser-level
-// Target.setAutoAttach, filtered to shared workers (pages and service workers are left alone),
-// once; the command ends when the browser answers or its connection is lost, whatever happens
-// to the Install that started it. The watch ends with the browser's connection.
+// start listens for the shared and service workers the browser attaches to, and sends the
+// browser-level Target.setAutoAttach, filtered to them, once; the command ends when the browser
+// answers or its connection is lost, whatever happens to the Install that started it. The watch
+// ends with the browser's connection.
+//
+// Service workers must be in the filter: with waitForDebuggerOnStart on, Chromium pauses every
+// service worker that starts in the browser before it applies the filter
+// (BrowserDevToolsAgentHost::BrowserAutoAttacher::WorkerCreated sets should_pause_on_start, and
+// the page-level auto-attachers of the service worker's scope overwrite it in the order they
+// were set), so one that the filter left out stayed paused with no session to let it go:
+// measured, the service worker of a tab opened before the first Install never answered.
 func (w *sharedWatch) start(ctx context.Context, b *chromedp.Browser, log *slog.Logger) {
 	ctx, cancel := context.WithCancel(ctx)
 	go func() {
@@ -424,24 +519,25 @@ func (w *sharedWatch) start(ctx context.Context, b *chromedp.Browser, log *slog.
 	if err := chromedp.ListenBrowser(ctx, func(ev any) {
 		// Only a paused worker is the auto-attach's to handle. The browser session also tells of
 		// the sessions that Target.attachToTarget opens (the patches' own, other clients'), and of
-		// the shared workers already running when the auto-attach was set, which are left alone.
-		if e, ok := ev.(*target.EventAttachedToTarget); ok && e.WaitingForDebugger && e.TargetInfo != nil && e.TargetInfo.Type == "shared_worker" {
+		// the workers already running when the auto-attach was set, which are left alone.
+		if e, ok := ev.(*target.EventAttachedToTarget); ok && e.WaitingForDebugger && e.TargetInfo != nil &&
+			(e.TargetInfo.Type == "shared_worker" || e.TargetInfo.Type == "service_worker") {
 			go w.shared(ctx, e, log) // never blocks the browser's loop, never calls CDP from it
 		}
 	}); err != nil {
-		w.err = fmt.Errorf("stealth: listening for shared workers: %w", err)
+		w.err = fmt.Errorf("stealth: listening for shared and service workers: %w", err)
 		return
 	}
 	yes := true
 	if _, err := chromedp.CallBrowser(ctx, target.SetAutoAttach, target.SetAutoAttachParams{
 		AutoAttach: true, WaitForDebuggerOnStart: true, Flatten: &yes,
-		Filter: target.Filter{{Type: "shared_worker"}, {Exclude: true}},
+		Filter: target.Filter{{Type: "shared_worker"}, {Type: "service_worker"}, {Exclude: true}},
 	}); err != nil {
-		w.err = fmt.Errorf("stealth: Target.setAutoAttach (browser, shared workers): %w", err)
+		w.err = fmt.Errorf("stealth: Target.setAutoAttach (browser, shared and service workers): %w", err)
 	}
 }
 
-// pick returns the installer whose options a shared worker of the browser context gets: the most
+// pick returns the installer whose options a shared or service worker of the browser context gets: the most
 // recent open Install in that context, else the most recent in the browser, else nil.
 func (w *sharedWatch) pick(bc cdp.BrowserContextID) *installer {
 	w.mu.Lock()
@@ -457,21 +553,41 @@ func (w *sharedWatch) pick(bc cdp.BrowserContextID) *installer {
 	return nil
 }
 
-// shared patches one paused shared worker that the browser auto-attached, and detaches the
-// auto-attach session, which lets it run. A failure is logged: the worker runs unpatched.
+// shared patches one paused shared or service worker that the browser auto-attached, lets it run
+// and detaches the auto-attach session. A failure is logged: the worker runs unpatched.
 func (w *sharedWatch) shared(ctx context.Context, e *target.EventAttachedToTarget, log *slog.Logger) {
 	log = log.With(logKeyTarget, e.TargetInfo.TargetID, logKeyType, e.TargetInfo.Type)
 	start := time.Now()
-	if in := w.pick(e.TargetInfo.BrowserContextID); in == nil {
-		log.Debug("stealth: no open Install for a shared worker")
-	} else if err := in.patchChild(ctx, e.TargetInfo.TargetID, e.TargetInfo.Type); err != nil {
-		in.log.Debug("stealth: patching shared worker", logKeyTarget, e.TargetInfo.TargetID, logKeyErr, err, logKeyTook, time.Since(start))
+	in := w.pick(e.TargetInfo.BrowserContextID)
+	var err error
+	if in == nil {
+		log.Debug("stealth: no open Install for a " + e.TargetInfo.Type)
+	} else if err = in.patchChild(ctx, e.TargetInfo.TargetID, e.TargetInfo.Type); err != nil {
+		in.log.Debug("stealth: patching "+e.TargetInfo.Type, logKeyTarget, e.TargetInfo.TargetID, logKeyErr, err, logKeyTook, time.Since(start))
 	} else {
-		in.log.Debug("stealth: patched shared worker", logKeyTarget, e.TargetInfo.TargetID, logKeyTook, time.Since(start))
+		in.log.Debug("stealth: patched "+e.TargetInfo.Type, logKeyTarget, e.TargetInfo.TargetID, logKeyTook, time.Since(start))
+	}
+	if in == nil || err != nil {
+		release(ctx, e.TargetInfo.TargetID, log)
 	}
 	dctx, cancel := context.WithTimeout(ctx, workerPatchTimeout)
 	defer cancel()
 	if _, err := chromedp.CallBrowser(dctx, target.DetachFromTarget, target.DetachFromTargetParams{SessionID: e.SessionID}); err != nil {
 		log.Debug("stealth: Target.detachFromTarget", logKeyErr, err)
+	}
+}
+
+// release lets a paused worker that was not patched run: Runtime.runIfWaitingForDebugger through
+// a session of its own, within releaseTimeout.
+func release(ctx context.Context, id target.ID, log *slog.Logger) {
+	rctx, rcancel := context.WithTimeout(ctx, releaseTimeout)
+	defer rcancel()
+	cctx, cancel := chromedp.NewContext(rctx, chromedp.WithTargetID(id), chromedp.WithDetachOnCancel())
+	defer cancel()
+	if err := chromedp.Do(cctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, cdpruntime.RunIfWaitingForDebugger, cdp.Empty{})
+		return err
+	})); err != nil {
+		log.Debug("stealth: Runtime.runIfWaitingForDebugger", logKeyErr, err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -125,6 +126,22 @@ func TestMain(m *testing.M) {
 		}
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(h)
+	})
+	// /docheaders/PATH serves testdata/PATH (an HTML page) with the headers of its own request as
+	// window.DOC_HEADERS, which a page cannot read otherwise.
+	mux.HandleFunc("/docheaders/", func(w http.ResponseWriter, r *http.Request) {
+		b, err := os.ReadFile(filepath.Join("testdata", filepath.FromSlash(strings.TrimPrefix(r.URL.Path, "/docheaders/"))))
+		if err != nil {
+			http.NotFound(w, r)
+			return
+		}
+		h := map[string]string{}
+		for k, v := range r.Header {
+			h[strings.ToLower(k)] = strings.Join(v, ", ")
+		}
+		js, _ := json.Marshal(h)
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte(strings.Replace(string(b), "<head>", "<head><script>window.DOC_HEADERS = "+string(js)+";</script>", 1)))
 	})
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

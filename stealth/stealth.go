@@ -10,8 +10,9 @@
 //   - [Install]: per page target, installs [Script] with Page.addScriptToEvaluateOnNewDocument
 //     (same-process iframes, srcdoc and about:blank ones included, run it too), sets the user
 //     agent without "HeadlessChrome" with matching client hints (Emulation.setUserAgentOverride),
-//     locale, time zone, focus, screen and automation overrides, and carries the patches into
-//     dedicated and shared workers through Target.setAutoAttach.
+//     locale, time zone, focus, screen and automation overrides, and carries the script and the
+//     overrides that apply into out-of-process (cross-site) iframes, dedicated, shared and service
+//     workers through Target.setAutoAttach, each patched while it waits for the debugger.
 //
 // The surfaces: native-function masking, visibility and focus, navigator.webdriver, window.chrome,
 // iframes, WebGL vendor and renderer, screen and device pixel ratio, locale, hardware concurrency,
@@ -132,8 +133,9 @@ func (o *Options) withDefaults() Options {
 //   - --blink-settings with a fine pointer that can hover: headless otherwise matches
 //     (pointer: none) and (hover: none), which no desktop browser does.
 //   - --user-agent=UA when Options.UserAgent is set (see [DefaultUserAgent]), so every target
-//     starts with it: out-of-process iframes and service workers, which [Install]'s override does
-//     not reach, included.
+//     starts with it, and so does the User-Agent header of every request: [Install] patches the
+//     navigator of shared and service workers, not the header of their fetches (measured: a
+//     service worker's fetch sends the launch user agent, HeadlessChrome without this flag).
 //   - --force-device-scale-factor when Options.DeviceScaleFactor is not 1: a real scale factor,
 //     so that 0.5px borders render as hairlines as they do on such a screen.
 //
@@ -172,6 +174,8 @@ type scriptOptions struct {
 	WebGLRenderer       string          `json:"webglRenderer"`
 	WebGLForce          bool            `json:"webglForce,omitempty"`
 	ChromeHeight        int             `json:"chromeHeight"`
+	ScreenWidth         int             `json:"screenWidth,omitempty"`
+	ScreenHeight        int             `json:"screenHeight,omitempty"`
 	Extra               json.RawMessage `json:"extra,omitempty"`
 }
 
@@ -200,12 +204,17 @@ func scriptOptionsFor(c Options, ua *userAgent) scriptOptions {
 		WebGLVendor:         DefaultWebGLVendor,
 		WebGLRenderer:       DefaultWebGLRenderer,
 		ChromeHeight:        85,
+		ScreenWidth:         c.ScreenWidth,
+		ScreenHeight:        c.ScreenHeight,
 	}
 	if c.WebGLVendor != "" && c.WebGLRenderer != "" {
 		so.WebGLVendor, so.WebGLRenderer, so.WebGLForce = c.WebGLVendor, c.WebGLRenderer, true
 	}
 	if ua != nil {
 		so.UserAgent = ua.UserAgent
+		if ua.Platform != "" {
+			so.Platform = ua.Platform // the page has it from the override; workers only from the script
+		}
 		so.UAPlatform = ua.Metadata.Platform
 		so.FullVersion = ua.FullVersion
 		m := ua.Metadata

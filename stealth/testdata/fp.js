@@ -294,6 +294,51 @@ var FPX = (function () {
     });
   }
 
+  // frameSurfaces: the surfaces a page and its out-of-process iframe must agree on, read in this
+  // document: its navigator (and its dedicated worker's), window.chrome, plugins, WebGL, native
+  // masking, screen, visibility, and the request headers of its document (window.DOC_HEADERS, when
+  // the test server served it through /docheaders/) and of a fetch of its own origin's /headers.
+  async function frameSurfaces() {
+    const pick = (h) => h && { userAgent: h['user-agent'], secChUa: h['sec-ch-ua'],
+      secChUaPlatform: h['sec-ch-ua-platform'], acceptLanguage: h['accept-language'] };
+    const [b, w, fetched] = await Promise.all([FP.basic(), worker('dedicated'),
+      asafe(async () => pick(await (await fetch('/headers')).json()))]);
+    const c = window.chrome;
+    const gl = safe(() => webgl().webgl);
+    const nat = safe(nativeFunctions);
+    const s = safe(screenInfo);
+    return {
+      webdriver: b.webdriver, userAgent: b.userAgent, appVersion: b.appVersion, platform: b.platform,
+      language: b.language, languages: b.languages, uaData: b.uaData, intl: b.intl,
+      hardwareConcurrency: b.hardwareConcurrency, deviceMemory: b.deviceMemory,
+      chrome: { type: typeof c, loadTimes: typeof (c && c.loadTimes), csi: typeof (c && c.csi),
+        app: typeof (c && c.app), runtime: typeof (c && c.runtime) },
+      plugins: { length: navigator.plugins.length, mimeTypes: navigator.mimeTypes.length, pdfViewerEnabled: navigator.pdfViewerEnabled },
+      webgl: gl && { unmaskedVendor: gl.unmaskedVendor, unmaskedRenderer: gl.unmaskedRenderer },
+      native: nat && { checked: nat.checked, nonNative: nat.nonNative, toStringOfToString: nat.toStringOfToString,
+        wrongReceiver: nat.wrongReceiver, stackClean: nat.stackClean },
+      screen: s && { width: s.width, height: s.height, availWidth: s.availWidth, availHeight: s.availHeight,
+        colorDepth: s.colorDepth, devicePixelRatio: s.devicePixelRatio },
+      visibility: { hidden: document.hidden, visibilityState: document.visibilityState },
+      hasFocus: document.hasFocus(),
+      docHeaders: pick(window.DOC_HEADERS) || null,
+      headers: fetched,
+      worker: w,
+    };
+  }
+
+  // crossFrame loads the page at path from origin (another site: an out-of-process iframe under
+  // site isolation) in an iframe, and resolves to what that page posts back ('timeout' after 90s).
+  function crossFrame(origin, path) {
+    return new Promise((resolve) => {
+      const t = setTimeout(() => resolve('timeout'), 90000);
+      addEventListener('message', (e) => { if (e.origin === origin) { clearTimeout(t); resolve(e.data); } });
+      const f = document.createElement('iframe');
+      f.src = origin + path;
+      document.body.appendChild(f);
+    });
+  }
+
   function misc() {
     return {
       vendor: navigator.vendor, productSub: navigator.productSub, maxTouchPoints: navigator.maxTouchPoints,
@@ -316,5 +361,6 @@ var FPX = (function () {
     plugins: () => safe(plugins), codecs: () => safe(codecs), permissions: () => asafe(permissions),
     hardware: () => ({ hardwareConcurrency: navigator.hardwareConcurrency, deviceMemory: navigator.deviceMemory }),
     navigator: () => FP.basic(), worker: worker, misc: () => safe(misc),
+    frameSurfaces: frameSurfaces, crossFrame: crossFrame,
   };
 })();
