@@ -25,13 +25,14 @@ var fuzzSeeds = []string{
 	`{"jsonrpc":"2.0","id":null,"method":"ping"}`, `{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`,
 	`{"jsonrpc":"2.0","id":1.5e3,"method":"ping","params":null}`, `{"jsonrpc":"1.0","id":1,"method":"ping"}`,
 	`{not json`, "\xff\xfe", `{"jsonrpc":"2.0","id":8,"method":5}`,
+	`{"jsonrpc":"2.0","id":9,"method":""}`, `{"jsonrpc":"2.0","method":""}`,
 }
 
 // FuzzDecodeLine: DecodeLine never panics; a line is either a message that
 // encodes and decodes to itself, or one JSON-RPC error response (a parse
 // error with id null for invalid JSON), or nothing for a blank line.
 //
-// In CI: go test -run '^$' -fuzz '^FuzzDecodeLine$' -fuzztime 10s ./api/mcp
+// In CI: go test -run '^$' -fuzz '^FuzzDecodeLine$' -fuzztime 20000x ./api/mcp
 func FuzzDecodeLine(f *testing.F) {
 	for _, s := range fuzzSeeds {
 		f.Add([]byte(s))

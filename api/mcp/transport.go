@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -13,6 +12,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tabpilot/tabpilot/internal/jsonl"
 )
 
 // DefaultMaxLine is the longest message line a Transport reads: 4 MiB, the
@@ -28,8 +29,8 @@ const DefaultMaxLine = 4 << 20
 //     null) and reading goes on;
 //   - a line that is JSON but not a JSON-RPC 2.0 message (no "jsonrpc":
 //     "2.0", an id that is not a string or number, a method that is not a
-//     string) is answered with an invalid request error (-32600, with the id
-//     when it can be read, else null);
+//     string or is empty) is answered with an invalid request error
+//     (-32600, with the id when it can be read, else null);
 //   - a batch (a JSON array) is answered with -32600: MCP has no batches
 //     since protocol 2025-06-18, and the go-sdk ends the session on one;
 //   - a line longer than MaxLine is discarded as it is read, never held
@@ -103,7 +104,7 @@ func (t *Transport) Connect(context.Context) (sdk.Connection, error) {
 	t.mu.Lock()
 	t.conn = c
 	t.mu.Unlock()
-	go c.readLoop(newLineReader(t.Reader, max), max)
+	go c.readLoop(jsonl.NewReader(t.Reader, max), max)
 	return c, nil
 }
 
@@ -134,9 +135,9 @@ type conn struct {
 
 // readLoop reads lines, answers the invalid ones itself and hands the
 // valid messages to Read.
-func (c *conn) readLoop(lr *lineReader, max int) {
+func (c *conn) readLoop(lr *jsonl.Reader, max int) {
 	for {
-		line, tooLong, err := lr.next()
+		line, tooLong, err := lr.Next()
 		var m msgOrErr
 		switch {
 		case err != nil:
@@ -316,8 +317,9 @@ func errorLine(id json.RawMessage, code int, msg string) []byte {
 // error response to send instead (reply, one JSON object without a
 // newline): -32700 with id null for invalid JSON, -32600 for a batch or
 // anything that is not a JSON-RPC 2.0 request, notification or response
-// (with the message's id when it is a string or a number, else null).
-// DecodeLine never panics.
+// (with the message's id when it is a string or a number, else null),
+// among them a message whose method is the empty string. DecodeLine never
+// panics.
 func DecodeLine(line []byte) (msg jsonrpc.Message, reply []byte) {
 	line = bytes.Trim(line, " \t\r\n")
 	if len(line) == 0 {
@@ -351,79 +353,20 @@ func DecodeLine(line []byte) (msg jsonrpc.Message, reply []byte) {
 	if v, ok := m["jsonrpc"]; !ok || json.Unmarshal(v, &version) != nil || version != "2.0" {
 		return nil, errorLine(id, jsonrpc.CodeInvalidRequest, `invalid request: "jsonrpc" must be "2.0"`)
 	}
-	if v, ok := m["method"]; ok && v[0] != '"' {
-		return nil, errorLine(id, jsonrpc.CodeInvalidRequest, `invalid request: "method" must be a string`)
+	if v, ok := m["method"]; ok {
+		var method string
+		if v[0] != '"' || json.Unmarshal(v, &method) != nil {
+			return nil, errorLine(id, jsonrpc.CodeInvalidRequest, `invalid request: "method" must be a string`)
+		}
+		if method == "" {
+			// An empty string names no method, and the go-sdk's encoding
+			// drops it (omitempty): the call would read as a response.
+			return nil, errorLine(id, jsonrpc.CodeInvalidRequest, `invalid request: "method" must not be empty`)
+		}
 	}
 	msg, err := jsonrpc.DecodeMessage(line)
 	if err != nil {
 		return nil, errorLine(id, jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
 	}
 	return msg, nil
-}
-
-// lineReader reads newline-terminated lines of at most max bytes. A longer
-// line is consumed and discarded chunk by chunk, never held whole in memory.
-type lineReader struct {
-	br  *bufio.Reader
-	max int
-	buf []byte
-}
-
-func newLineReader(r io.Reader, max int) *lineReader {
-	return &lineReader{br: bufio.NewReaderSize(r, 64<<10), max: max}
-}
-
-// next returns the next line without its newline; tooLong reports that it
-// was longer than max and discarded. The last line may lack its newline.
-// err is io.EOF after the last line, or the reader's error. The line is
-// valid until the next call.
-func (l *lineReader) next() (line []byte, tooLong bool, err error) {
-	if cap(l.buf) > 1<<20 {
-		l.buf = nil // do not keep a large buffer for the whole session
-	}
-	l.buf = l.buf[:0]
-	read := false
-	for {
-		chunk, err := l.br.ReadSlice('\n')
-		read = read || len(chunk) > 0
-		if !tooLong {
-			if len(l.buf)+len(chunk) > l.max+1 { // +1: the newline
-				tooLong = true
-				l.buf = l.buf[:0]
-			} else {
-				l.grow(len(chunk))
-				l.buf = append(l.buf, chunk...)
-			}
-		}
-		switch {
-		case err == nil:
-			if tooLong {
-				return nil, true, nil
-			}
-			return l.buf[:len(l.buf)-1], false, nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			continue
-		case errors.Is(err, io.EOF) && read:
-			if tooLong || len(l.buf) > l.max {
-				return nil, true, nil
-			}
-			return l.buf, false, nil // the last line, without a newline; EOF next
-		default:
-			return nil, false, err
-		}
-	}
-}
-
-// grow makes room for n more bytes, doubling the capacity (append grows
-// large slices by 1.25x, which would allocate about five times the line)
-// but never past the cap.
-func (l *lineReader) grow(n int) {
-	need := len(l.buf) + n
-	if need <= cap(l.buf) {
-		return
-	}
-	c := min(max(2*cap(l.buf), need, 4096), l.max+1)
-	nb := make([]byte, len(l.buf), c)
-	copy(nb, l.buf)
-	l.buf = nb
 }

@@ -196,42 +196,6 @@ func TestMaxLineOption(t *testing.T) {
 	}
 }
 
-func TestLineReader(t *testing.T) {
-	cases := []struct {
-		in   string
-		max  int
-		want []string // "!" is a line refused as too long
-	}{
-		{"a\nbb\n", 2, []string{"a", "bb"}},
-		{"a\nbbb\ncc", 2, []string{"a", "!", "cc"}},
-		{"abc", 2, []string{"!"}},
-		{"ab", 2, []string{"ab"}},
-		{"\n\nx\r\n", 5, []string{"", "", "x\r"}},
-		{"", 5, nil},
-	}
-	for _, c := range cases {
-		lr := newLineReader(strings.NewReader(c.in), c.max)
-		var got []string
-		for {
-			l, tooLong, err := lr.next()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if tooLong {
-				got = append(got, "!")
-			} else {
-				got = append(got, string(l))
-			}
-		}
-		if fmt.Sprint(got) != fmt.Sprint(c.want) {
-			t.Errorf("%q (max %d): %q, want %q", c.in, c.max, got, c.want)
-		}
-	}
-}
-
 func TestEOFAnswersCallsInFlight(t *testing.T) {
 	// The input ends right after the calls: their answers are still written.
 	in := strings.Join([]string{initLine, readyLine, callLine(1, `{"action":"run","code":"slow"}`),
@@ -528,4 +492,34 @@ func fieldTypes(t reflect.Type) map[string]reflect.Type {
 		}
 	}
 	return m
+}
+
+func TestDecodeLineRefusesEmptyMethod(t *testing.T) {
+	// JSON-RPC 2.0: "method" is the name of the method to invoke; an empty
+	// one names none. The go-sdk's encoding drops an empty method, which
+	// turns a call into something that reads as a response, so such a line
+	// is refused here, with its id when it has one.
+	cases := []struct{ line, want string }{
+		{`{"jsonrpc":"2.0","id":1,"method":""}`, `{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"invalid request: \"method\" must not be empty"}}`},
+		{`{"jsonrpc":"2.0","id":"a","method":"","params":{}}`, `{"jsonrpc":"2.0","id":"a","error":{"code":-32600,"message":"invalid request: \"method\" must not be empty"}}`},
+		{`{"jsonrpc":"2.0","00":0,"method":"","000000":{}}`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: \"method\" must not be empty"}}`},
+		{`{"jsonrpc":"2.0","id":null,"method":""}`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: \"method\" must not be empty"}}`},
+	}
+	for _, c := range cases {
+		msg, reply := DecodeLine([]byte(c.line))
+		if msg != nil || string(reply) != c.want {
+			t.Errorf("%s:\n got %v %s\nwant %s", c.line, msg, reply, c.want)
+		}
+	}
+	// Served, the session goes on past it.
+	m := serveString(t, strings.Join([]string{initLine, readyLine, `{"jsonrpc":"2.0","id":7,"method":""}`, `{"jsonrpc":"2.0","method":""}`, callLine(8, `{"action":"tabs"}`)}, "\n"), &fakeHandler{}, nil)
+	if e := m["7"].Error; e == nil || e.Code != -32600 {
+		t.Errorf("empty method with id 7: %+v", m["7"])
+	}
+	if e := m["null"].Error; e == nil || e.Code != -32600 {
+		t.Errorf("empty method without id: %+v", m["null"])
+	}
+	if text(m["8"]) != "tabs {}" {
+		t.Errorf("the next call: %+v", m["8"])
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/tabpilot/tabpilot/api"
+	"github.com/tabpilot/tabpilot/internal/jsonl"
 )
 
 // DefaultClientMaxLine is the longest response line a Client accepts by
@@ -83,9 +84,9 @@ func NewClient(conn io.ReadWriteCloser, opts *ClientOptions) *Client {
 }
 
 func (c *Client) read() {
-	lr := newLineReader(c.conn, c.opts.MaxLine)
+	lr := jsonl.NewReader(c.conn, c.opts.MaxLine)
 	for {
-		line, tooLong, err := lr.next()
+		line, tooLong, err := lr.Next()
 		if err != nil {
 			c.fail(err)
 			return

@@ -330,28 +330,6 @@ func TestOversizeLineRefused(t *testing.T) {
 	}
 }
 
-func TestLineReaderSizes(t *testing.T) {
-	// Lines of exactly the cap pass; one byte more is refused; the last
-	// line may lack its newline.
-	in := strings.Repeat("a", 8) + "\n" + strings.Repeat("b", 9) + "\n" + "cc"
-	lr := newLineReader(strings.NewReader(in), 8)
-	line, tooLong, err := lr.next()
-	if string(line) != "aaaaaaaa" || tooLong || err != nil {
-		t.Fatalf("1: %q %v %v", line, tooLong, err)
-	}
-	line, tooLong, err = lr.next()
-	if line != nil || !tooLong || err != nil {
-		t.Fatalf("2: %q %v %v", line, tooLong, err)
-	}
-	line, tooLong, err = lr.next()
-	if string(line) != "cc" || tooLong || err != nil {
-		t.Fatalf("3: %q %v %v", line, tooLong, err)
-	}
-	if _, _, err = lr.next(); err != io.EOF {
-		t.Fatalf("4: err = %v, want EOF", err)
-	}
-}
-
 func TestEOFWaitsForInFlight(t *testing.T) {
 	// stdio: the client may close its input and still read the answers.
 	lines := serveString(t, `{"jsonrpc":"2.0","id":1,"method":"typed","params":{"n":5}}`, &testHandler{}, nil)

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/tabpilot/tabpilot/api"
+	"github.com/tabpilot/tabpilot/internal/jsonl"
 )
 
 // Handler answers requests. It is called concurrently, once per request, in
@@ -117,9 +118,9 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts *Serve
 	}
 	lines := make(chan line)
 	go func() {
-		lr := newLineReader(r, s.opts.MaxLine)
+		lr := jsonl.NewReader(r, s.opts.MaxLine)
 		for {
-			b, tooLong, err := lr.next()
+			b, tooLong, err := lr.Next()
 			var l line
 			switch {
 			case err != nil:
