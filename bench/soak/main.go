@@ -1,6 +1,14 @@
 // Command soak runs open/run/close cycles against one tabpilot daemon and
 // reports the daemon's RSS and goroutine count at the start and the end,
-// and the number of Chromium processes after (issue 5's soak benchmark).
+// and the number of its Chromium processes before and after (issue 5's soak
+// benchmark). It fails when the Chromium count or the goroutine count does
+// not return to where it started.
+//
+// Chromium processes are counted by a marker in the environment, which the
+// daemon and every browser it launches inherit, and by their parent chain
+// and process group (see chromiumWith): a crashpad handler, reparented to
+// init at once, is counted, which a walk up the parent chain from the
+// daemon alone would miss.
 //
 //	go build -o bin/tabpilot ./cmd/tabpilot && go run ./bench/soak -bin bin/tabpilot -n 500
 package main
@@ -13,6 +21,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -44,8 +53,10 @@ func run(bin string, n int) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
+	marker := fmt.Sprintf("%s=%d-%d", markerVar, os.Getpid(), time.Now().UnixNano())
 	opts := &client.Options{Session: "soak", Dir: dir, Executable: exe,
-		Env: append(os.Environ(), `TABPILOT_BROWSER_ARGS=--host-resolver-rules="MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1"`)}
+		Env: append(os.Environ(), marker,
+			`TABPILOT_BROWSER_ARGS=--host-resolver-rules="MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1"`)}
 	ctx := context.Background()
 	call := func(method string, params any) (*api.Result, error) {
 		cctx, cancel := context.WithTimeout(ctx, 60*time.Second)
@@ -66,9 +77,13 @@ func run(bin string, n int) error {
 		}
 		return r.Details, nil
 	}
+	open := 0 // Chromium processes seen with a tab open, in the warm-up
 	cycle := func(i int) error {
 		if _, err := call("open", map[string]any{"url": fmt.Sprintf("%s/%d", srv.URL, i), "wait_until": "load"}); err != nil {
 			return err
+		}
+		if i < 0 {
+			open = len(chromiumWith(marker))
 		}
 		r, err := call("run", map[string]any{"code": `await tab.click("button"); return await tab.evaluate(() => document.querySelector("button").textContent)`})
 		if err != nil {
@@ -80,63 +95,136 @@ func run(bin string, n int) error {
 		_, err = call("close", map[string]any{})
 		return err
 	}
+	before := len(chromiumWith(marker))
 	if err := cycle(-1); err != nil {
 		return err
 	}
+	if open == 0 {
+		return fmt.Errorf("no Chromium process carries the marker %s while a tab is open: the count is broken", marker)
+	}
+	// The warm-up's close released the browser: let it exit.
+	settle(func() bool { return len(chromiumWith(marker)) <= before }, 10*time.Second)
 	start, err := status()
 	if err != nil {
 		return err
 	}
-	pid := int(start["pid"].(float64))
+	startChromium := len(chromiumWith(marker))
 	t0 := time.Now()
 	for i := range n {
 		if err := cycle(i); err != nil {
 			return fmt.Errorf("cycle %d: %w", i, err)
 		}
+		if (i+1)%50 == 0 && i+1 < n {
+			// Progress, and the trend of the figures, on stderr.
+			if st, err := status(); err == nil {
+				fmt.Fprintf(os.Stderr, "soak: %d cycles in %v: RSS %v KiB, %v goroutines, %d chromium processes\n",
+					i+1, time.Since(t0).Round(time.Second), st["rssKiB"], st["goroutines"], len(chromiumWith(marker)))
+			}
+		}
 	}
 	el := time.Since(t0)
-	time.Sleep(time.Second)
-	end, err := status()
+	// The last close releases the browser; its processes and the
+	// daemon's goroutines wind down in the background. Wait up to 10 s
+	// for them to return to the start, then read the figures.
+	startG := int(start["goroutines"].(float64))
+	var end map[string]any
+	settled := settle(func() bool {
+		end, err = status()
+		return err == nil && len(chromiumWith(marker)) <= startChromium && int(end["goroutines"].(float64)) <= startG
+	}, 10*time.Second)
 	if err != nil {
 		return err
 	}
+	endChromium := len(chromiumWith(marker))
 	fmt.Printf("cycles: %d in %v (%.0f ms per open+run+close)\n", n, el.Round(time.Millisecond), float64(el.Milliseconds())/float64(n))
 	fmt.Printf("daemon RSS: %v KiB at start, %v KiB at end\n", start["rssKiB"], end["rssKiB"])
 	fmt.Printf("daemon goroutines: %v at start, %v at end\n", start["goroutines"], end["goroutines"])
-	fmt.Printf("chromium processes of the daemon after the last close: %d\n", chromiumOf(pid))
+	fmt.Printf("chromium processes of the daemon: %d before the first open, %d with a tab open, %d at start, %d after the last close (settled in %v)\n",
+		before, open, startChromium, endChromium, settled.Round(10*time.Millisecond))
+	if endChromium > startChromium || int(end["goroutines"].(float64)) > startG {
+		return fmt.Errorf("counts did not return to the start: chromium %d -> %d, goroutines %d -> %v", startChromium, endChromium, startG, end["goroutines"])
+	}
 	return nil
 }
 
-// chromiumOf counts the Chromium processes below pid.
-func chromiumOf(pid int) int {
+// settle polls ok every 100 ms until it holds or limit passes, and returns
+// how long it waited.
+func settle(ok func() bool, limit time.Duration) time.Duration {
+	t0 := time.Now()
+	for !ok() && time.Since(t0) < limit {
+		time.Sleep(100 * time.Millisecond)
+	}
+	return time.Since(t0)
+}
+
+// markerVar names the environment variable that marks the soak's daemon
+// and, by inheritance, the browsers it launches.
+const markerVar = "TABPILOT_SOAK_MARKER"
+
+// chromiumWith returns the pids of the Chromium processes (a "chrom" in
+// /proc/PID/comm) that belong to the soak's daemon: those whose environment
+// (/proc/PID/environ) holds marker (NAME=VALUE), those below a process
+// that holds it (the daemon, a browser), and those in the process group of
+// a browser that holds it. The marker alone is not enough: Chromium's
+// zygote and renderers rewrite the memory that /proc/PID/environ shows.
+// The parent chain alone is not enough either: crashpad handlers are
+// reparented to init at once, and so is any child a dying browser leaves.
+func chromiumWith(marker string) []int {
 	entries, _ := os.ReadDir("/proc")
-	parent := map[string]string{}
-	comm := map[string]string{}
+	type proc struct {
+		ppid, pgid int
+		chrom      bool
+		marked     bool
+	}
+	procs := map[int]proc{}
+	markedGroups := map[int]bool{}
 	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
 		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
 		if err != nil {
 			continue
 		}
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		f := strings.Fields(s[i+1:])
-		if len(f) > 1 {
-			parent[e.Name()] = f[1]
-			comm[e.Name()] = s[strings.IndexByte(s, '(')+1 : i]
-		}
-	}
-	n := 0
-	want := fmt.Sprint(pid)
-	for p := range parent {
-		if !strings.Contains(comm[p], "chrom") {
+		st := string(b)
+		i, j := strings.IndexByte(st, '('), strings.LastIndexByte(st, ')')
+		if i < 0 || j < i {
 			continue
 		}
-		for q := parent[p]; q != "" && q != "0" && q != "1"; q = parent[q] {
-			if q == want {
-				n++
-				break
+		f := strings.Fields(st[j+1:]) // state ppid pgrp ...
+		if len(f) < 3 {
+			continue
+		}
+		var p proc
+		p.ppid, _ = strconv.Atoi(f[1])
+		p.pgid, _ = strconv.Atoi(f[2])
+		p.chrom = strings.Contains(st[i+1:j], "chrom")
+		if env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ")); err == nil {
+			for _, kv := range strings.Split(string(env), "\x00") {
+				if kv == marker {
+					p.marked = true
+					break
+				}
 			}
 		}
+		if p.marked && p.chrom {
+			markedGroups[p.pgid] = true
+		}
+		procs[pid] = p
 	}
-	return n
+	var out []int
+	for pid, p := range procs {
+		if !p.chrom {
+			continue
+		}
+		ours := p.marked || markedGroups[p.pgid]
+		for q, n := p.ppid, 0; !ours && q > 1 && n < 64; q, n = procs[q].ppid, n+1 {
+			ours = procs[q].marked
+		}
+		if ours {
+			out = append(out, pid)
+		}
+	}
+	return out
 }
