@@ -41,5 +41,8 @@ bench-extract: ## score tab.extract against Readability's 104 test pages, static
 soak: build ## 500 open/run/close cycles on one daemon: RSS, goroutines, Chromium processes
 	$(GO) run ./bench/soak -bin $(BIN) -n 500
 
+bench: chromium build ## tabpilot vs agent-browser, Playwright MCP, chrome-devtools-mcp and raw CDP (writes docs/benchmarks.md; BENCHFLAGS="-n 1")
+	$(GO) run ./bench/suite -bin $(BIN) -pages-dir $(PAGES) -out $(abspath docs/benchmarks.md) $(BENCHFLAGS)
+
 bench-observe: ## observation latency and size vs the raw AX tree (and agent-browser with TABPILOT_AGENT_BROWSER)
 	$(GO) test ./tabs -run '^$$' -bench BenchmarkObserve -benchtime 5x
