@@ -10,9 +10,34 @@ import (
 	"time"
 
 	"github.com/dop251/goja"
+	"github.com/dop251/goja/parser"
 
 	"github.com/tabpilot/tabpilot/tabs"
 )
+
+// funcSource returns the source text of v for the page: a function's text,
+// else v as a string. goja's Function.prototype.toString drops the closing
+// parentheses of an arrow function whose body is parenthesised
+// ("() => ({a: 1})" reads "() => ({a: 1}"), so a function text that does
+// not parse is given closing parentheses, at most eight, until it does.
+func funcSource(v goja.Value) string {
+	src := v.String()
+	if _, isFn := goja.AssertFunction(v); !isFn || parses(src) {
+		return src
+	}
+	for i := 1; i <= 8; i++ {
+		if fixed := src + strings.Repeat(")", i); parses(fixed) {
+			return fixed
+		}
+	}
+	return src
+}
+
+// parses reports whether src parses as a JavaScript expression.
+func parses(src string) bool {
+	_, err := parser.ParseFile(nil, "", "("+src+"\n)", 0)
+	return err == nil
+}
 
 // setup installs the globals of DESIGN.md section 3 in vm.
 //
@@ -386,7 +411,7 @@ func (s *Script) setup(vm *goja.Runtime) error {
 		if len(c.Arguments) == 0 {
 			return s.reject(tabs.Errorf(tabs.CodeBadRequest, "evaluate(fn, ...args) needs a function or an expression"))
 		}
-		src := c.Argument(0).String()
+		src := funcSource(c.Argument(0))
 		var args []any
 		for _, a := range c.Arguments[1:] {
 			js, err := stringify(vm, a)

@@ -190,3 +190,21 @@ return [u.searchParams.get('a'), enc.length, dec, b, fired, browser.kind, tab.na
 		t.Fatalf("got %q, want %q", got, want)
 	}
 }
+
+// goja's toString drops the closing parentheses of an arrow function with a
+// parenthesised body; evaluate repairs the text before the page parses it.
+func TestEvaluateParenthesisedArrow(t *testing.T) {
+	t.Parallel()
+	out, err := runCode(t, `
+const a = await tab.evaluate(() => (document.title));
+const b = await tab.evaluate(() => ({n: (1 + (2))}));
+const c = await tab.evaluate((x, y) => (x * (y)), 6, 7);
+return JSON.stringify([a, b, c]);
+`, 20*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := texts(out); len(got) != 1 || !strings.HasSuffix(got[0], `,{"n":3},42]`) || strings.HasPrefix(got[0], `[""`) {
+		t.Fatalf("got %q", got)
+	}
+}
