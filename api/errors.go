@@ -38,7 +38,7 @@ var hints = map[Code]string{
 	BrowserMismatch:    "A tab of that name lives on another browser; close it first or pick another name.",
 	BrowserUnavailable: "Install Chromium (apt-get install -y chromium) or set TABPILOT_CHROME to its path.",
 	AttachFailed:       "Check that the browser runs with --remote-debugging-port and that the CDP URL is right.",
-	TargetNotFound:     "No page matched; pick one of the listed pages with app.target.",
+	TargetNotFound:     "No page matched; pick one of the listed pages with app.target (CLI: open --target TEXT).",
 	NavigationFailed:   "The URL did not load; check it, and that the server is reachable from the browser.",
 	BlockedDestination: "The egress policy refuses that destination; use a public address.",
 	ElementNotFound:    "Nothing matched the target; observe the page again and use a current number or selector.",

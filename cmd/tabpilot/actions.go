@@ -444,6 +444,9 @@ func targetFlags(verb string, withText bool) func(*cli, *flag.FlagSet, *invocati
 			want, what := 1, "N|SELECTOR"
 			if withText {
 				want, what = 2, "N|SELECTOR TEXT"
+				if verb == "fill" {
+					what = "N|SELECTOR VALUE"
+				}
 			}
 			if len(pos) != want {
 				return nil, usagef("%s takes %s, got %d arguments", verb, what, len(pos))

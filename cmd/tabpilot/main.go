@@ -88,6 +88,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	if a := actionFor(verb); a != nil {
 		return c.action(a, rest)
 	}
+	if strings.HasPrefix(verb, "-") && onlyLeadingFlags(args) {
+		fmt.Fprintf(stderr, "tabpilot: no verb after %s\nRun 'tabpilot --help' for the verbs.\n", strings.Join(args, " "))
+		return exitUsage
+	}
 	if strings.HasPrefix(verb, "-") {
 		fmt.Fprintf(stderr, "tabpilot: %s: give the verb first, then its flags (only --session, --timeout, --tab and --json may also come before it)\nRun 'tabpilot --help' for the verbs.\n", verb)
 		return exitUsage
@@ -123,6 +127,24 @@ func verbFirst(args []string) []string {
 	}
 	out := append([]string{args[i]}, args[:i]...)
 	return append(out, args[i+1:]...)
+}
+
+// onlyLeadingFlags reports whether args are common flags (and their
+// values) with no verb after them.
+func onlyLeadingFlags(args []string) bool {
+	i := 0
+	for i < len(args) {
+		name, _, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
+		takes, ok := leadingFlags[name]
+		if !ok || !strings.HasPrefix(args[i], "-") {
+			return false
+		}
+		i++
+		if takes && !hasValue {
+			i++
+		}
+	}
+	return true
 }
 
 // lookup returns the command of a verb or mode, for help.

@@ -191,6 +191,7 @@ func TestUsageErrors(t *testing.T) {
 		{nil, "Usage: tabpilot VERB"},
 		{[]string{"bogus"}, `unknown verb "bogus"`},
 		{[]string{"--bogus", "tabs"}, "give the verb first"},
+		{[]string{"--session", "x"}, "no verb"},
 		// The common flags may come before the verb; they go to its flag set.
 		{[]string{"--session", "x", "--tab", "y", "tabs"}, "flag provided but not defined: -tab"},
 		{[]string{"--session=../etc", "--json", "observe"}, "invalid session name"},
@@ -216,7 +217,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"observe", "--max-tokens", "-5"}, "negative"},
 		{[]string{"click"}, "click takes N|SELECTOR, got 0 arguments"},
 		{[]string{"type", "3"}, "type takes N|SELECTOR TEXT, got 1 arguments"},
-		{[]string{"fill", "3", "a", "b"}, "fill takes N|SELECTOR TEXT, got 3 arguments"},
+		{[]string{"fill", "3", "a", "b"}, "fill takes N|SELECTOR VALUE, got 3 arguments"},
 		{[]string{"press"}, "press takes one KEY"},
 		{[]string{"screenshot", "x.png"}, "use --out FILE"},
 		{[]string{"extract", "--format", "pdf"}, `--format "pdf": want one of markdown, text, html`},
