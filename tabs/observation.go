@@ -53,6 +53,25 @@ type ObserveOptions struct {
 	Since string
 }
 
+// observeLoadWait bounds how long Observe waits for a committed document's
+// load event.
+const observeLoadWait = 3 * time.Second
+
+// waitLoaded waits, at most limit and while ctx lives, until the top
+// document has fired load (Page.loadEventFired after Page.frameNavigated).
+// It never fails: an observation of a page still loading is still useful.
+func (t *Tab) waitLoaded(ctx context.Context, limit time.Duration) {
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		t.evMu.Lock()
+		loading := t.loading && t.dialog == nil
+		t.evMu.Unlock()
+		if !loading || !sleepCtx(ctx, 20*time.Millisecond) {
+			return
+		}
+	}
+}
+
 type pageInfo struct {
 	URL   string  `json:"url"`
 	Title string  `json:"title"`
@@ -108,6 +127,10 @@ const obsGroup = "tabpilot-observe"
 // same IncludeAll; its filters do not count) and only the differences are
 // shown.
 //
+// A page whose document committed but has not fired load (a click that
+// navigated, observed at once) is given up to 3 s to load first, so that
+// its frames are there; the Page.loadEventFired event ends the wait.
+//
 // Errors: bad_request for an unknown Since, not_actionable when a
 // JavaScript dialog blocks the page, not_alive when the tab is gone,
 // timeout past the deadline of ctx.
@@ -118,6 +141,7 @@ func (t *Tab) Observe(ctx context.Context, o ObserveOptions) (*observe.Observati
 	if d := t.PendingDialog(); d != nil {
 		return nil, &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("a %s dialog is open (%q); handle it with tab.acceptDialog() or tab.dismissDialog() before observing", d.Type, d.Message)}
 	}
+	t.waitLoaded(ctx, observeLoadWait)
 	t.observeSetup()
 	in, holders, walks, report, err := t.gather(ctx, o)
 	if err != nil {

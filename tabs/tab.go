@@ -60,7 +60,8 @@ type Tab struct {
 	evMu       sync.Mutex
 	dead       string
 	url, title string
-	navSeq     int // top-level navigations seen
+	navSeq     int  // top-level navigations seen
+	loading    bool // a top-level document committed and has not fired load
 	dialog     *Dialog
 	dialogSig  chan struct{} // closed when a dialog opens
 	handled    []Dialog      // dialogs the policy handled, drained by runs
@@ -334,6 +335,7 @@ func (t *Tab) onEvent(ev any) {
 			t.evMu.Lock()
 			t.url = ev.Frame.URL + ev.Frame.URLFragment
 			t.title = "" // the new document's is read on demand
+			t.loading = true
 			t.navSeq++
 			t.evMu.Unlock()
 			t.mu.Lock()
@@ -341,6 +343,10 @@ func (t *Tab) onEvent(ev any) {
 			t.lastObs = nil
 			t.mu.Unlock()
 		}
+	case *page.EventLoadEventFired:
+		t.evMu.Lock()
+		t.loading = false
+		t.evMu.Unlock()
 	case *page.EventNavigatedWithinDocument:
 		t.evMu.Lock()
 		t.url = ev.URL

@@ -43,6 +43,16 @@ func TestMain(m *testing.M) {
 	mux.HandleFunc("/loop", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><title>Loop</title><button onclick="while(true){}">Hang</button>`)
 	})
+	mux.HandleFunc("/toframe", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>To frame</title><a id=go href="/withframe">Go</a>`)
+	})
+	mux.HandleFunc("/withframe", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>With frame</title><p>outer</p><iframe src="/slowinner"></iframe>`)
+	})
+	mux.HandleFunc("/slowinner", func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(time.Second)
+		fmt.Fprint(w, `<!doctype html><button>Inner</button>`)
+	})
 	srv = httptest.NewServer(mux)
 	base := runtime.NumGoroutine()
 	// Generous default timeouts: the test machine has 2 cores shared with
@@ -364,5 +374,35 @@ func TestDialogs(t *testing.T) {
 	}
 	if h := tab2.HandledDialogs(); len(h) != 1 || h[0].Handled != "dismissed" {
 		t.Fatalf("handled = %+v", h)
+	}
+}
+
+// An observation right after a click that navigated waits for the new
+// document's load, so a frame that loads slowly is in it.
+func TestObserveAfterNavigatingClickWaitsForLoad(t *testing.T) {
+	t.Parallel()
+	tab := open(t, "/toframe")
+	err := run(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
+		res, err := tb.Click(ctx, tabs.Target{Selector: "#go"})
+		if err != nil {
+			return err
+		}
+		if !res.Navigated {
+			t.Errorf("the click did not report the navigation")
+		}
+		obs, err := tb.Observe(ctx, tabs.ObserveOptions{})
+		if err != nil {
+			return err
+		}
+		for _, e := range obs.Elements {
+			if e.Role == "button" && e.Name == "Inner" {
+				return nil
+			}
+		}
+		t.Errorf("the observation right after the click lacks the frame's button:\n%s", obs.Text())
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
