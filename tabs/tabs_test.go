@@ -318,11 +318,23 @@ func TestNavigationFailed(t *testing.T) {
 	if tabs.CodeOf(err) != tabs.CodeNavigationFailed || !strings.Contains(err.Error(), "ERR_CONNECTION_REFUSED") {
 		t.Fatalf("err = %v, want navigation_failed with net::ERR_CONNECTION_REFUSED", err)
 	}
-	// The tab list shows the error page, not the title of the page before.
-	for _, ti := range sup.Tabs(context.Background()) {
-		if ti.Name == name && (ti.Title == "Next" || !strings.HasPrefix(ti.URL, "chrome-error:")) {
-			t.Errorf("after a failed navigation the tab lists %q %q", ti.URL, ti.Title)
+	// The tab list shows the error page, not the title of the page before
+	// (Chromium commits the error page shortly after Page.navigate fails).
+	var got string
+	for i := 0; i < 100; i++ {
+		got = ""
+		for _, ti := range sup.Tabs(context.Background()) {
+			if ti.Name == name && (ti.Title == "Next" || !strings.HasPrefix(ti.URL, "chrome-error:")) {
+				got = ti.URL + " " + ti.Title
+			}
 		}
+		if got == "" {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if got != "" {
+		t.Errorf("after a failed navigation the tab lists %s", got)
 	}
 	_, err = sup.Open(context.Background(), tabs.OpenOptions{Name: "bad name"})
 	if tabs.CodeOf(err) != tabs.CodeBadRequest {
