@@ -432,6 +432,10 @@ func checkProfile(dir string) error {
 	}
 	raw, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
 	cmd := strings.ReplaceAll(strings.TrimRight(string(raw), "\x00"), "\x00", " ")
+	if cmd == "" { // mid-exec, or a kernel thread: the command name is all there is
+		comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+		cmd = strings.TrimSpace(string(comm))
+	}
 	if len(cmd) > 120 {
 		cmd = cmd[:117] + "..."
 	}

@@ -143,8 +143,10 @@ func TestCheckProfile(t *testing.T) {
 		t.Skip(err)
 	}
 	defer func() { cmd.Process.Kill(); cmd.Wait() }()
-	for i := 0; ; i++ { // until the child has exec'd sleep
-		if b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", cmd.Process.Pid)); strings.TrimSpace(string(b)) == "sleep" || i > 200 {
+	// Until the child has exec'd sleep and set up its arguments (the kernel
+	// renames the task before it writes the new command line).
+	for i := 0; ; i++ {
+		if b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", cmd.Process.Pid)); strings.HasPrefix(string(b), "sleep\x00") || i > 200 {
 			break
 		}
 		time.Sleep(10 * time.Millisecond)
