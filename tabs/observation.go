@@ -337,7 +337,9 @@ func (t *Tab) world(ctx context.Context, f *obsFrame, fresh bool) (obsWorld, err
 	if err != nil {
 		return obsWorld{}, err
 	}
-	doc, err := cdp.Call(ctx, f.sess, runtime.Evaluate, runtime.EvaluateParams{Expression: "document", ContextID: r.ExecutionContextID, ObjectGroup: worldGroup})
+	// The walker is compiled once per world, where page scripts cannot
+	// reach it; each observation then sends a one-line stub.
+	doc, err := cdp.Call(ctx, f.sess, runtime.Evaluate, runtime.EvaluateParams{Expression: "(globalThis.__tpWalk = (" + observeJS + "\n), document)", ContextID: r.ExecutionContextID, ObjectGroup: worldGroup})
 	if err != nil {
 		return obsWorld{}, err
 	}
@@ -625,9 +627,13 @@ func (t *Tab) walkIn(ctx context.Context, f *obsFrame, ctxID runtime.ExecutionCo
 	return res, nil
 }
 
-// isGoneContext reports whether err says an execution context is gone.
+// errNoWalker is a world without the walker: one to make afresh.
+var errNoWalker = errors.New("no tabpilot walker in this world")
+
+// isGoneContext reports whether err says an execution context is gone (or
+// is not the one tabpilot set up).
 func isGoneContext(err error) bool {
-	return err != nil && (strings.Contains(err.Error(), "Cannot find context") || strings.Contains(err.Error(), "context with specified id") ||
+	return errors.Is(err, errNoWalker) || err != nil && (strings.Contains(err.Error(), "Cannot find context") || strings.Contains(err.Error(), "context with specified id") ||
 		strings.Contains(err.Error(), "Cannot find default execution context") || strings.Contains(err.Error(), "Could not find object"))
 }
 
@@ -733,10 +739,18 @@ var deepSerialization = &runtime.SerializationOptions{
 	AdditionalParameters: jsonv2.Value(`{"maxNodeDepth":0,"includeShadowTree":"all"}`),
 }
 
+// walkerStub calls the walker that world installed in the isolated world.
+// Without it (a world tabpilot did not set up), callWalker returns
+// errNoWalker, and the caller makes the world afresh.
+const walkerStub = `function (...args) {
+  if (typeof globalThis.__tpWalk !== 'function') throw new Error('no tabpilot walker in this world');
+  return globalThis.__tpWalk.apply(this, args);
+}`
+
 // callWalker calls the walker (Runtime.callFunctionOn with p's target and
 // arguments) and decodes its [json, nodes] result.
 func (t *Tab) callWalker(ctx context.Context, s *chromedp.Target, p runtime.CallFunctionOnParams, await bool) (*walkResult, []deepNode, error) {
-	p.FunctionDeclaration = observeJS
+	p.FunctionDeclaration = walkerStub
 	p.SerializationOptions = deepSerialization
 	p.ObjectGroup = obsGroup
 	if await {
@@ -755,7 +769,11 @@ func (t *Tab) callWalker(ctx context.Context, s *chromedp.Target, p runtime.Call
 		return nil, nil, evalErr(err)
 	}
 	if res.ExceptionDetails != nil {
-		return nil, nil, &Error{Code: CodeInternal, Msg: "observe: page walker failed: " + exceptionText(res.ExceptionDetails)}
+		msg := exceptionText(res.ExceptionDetails)
+		if strings.Contains(msg, "no tabpilot walker") {
+			return nil, nil, errNoWalker
+		}
+		return nil, nil, &Error{Code: CodeInternal, Msg: "observe: page walker failed: " + msg}
 	}
 	if res.Result == nil || res.Result.DeepSerializedValue == nil {
 		return nil, nil, &Error{Code: CodeInternal, Msg: "observe: the page walker returned nothing"}

@@ -1,8 +1,9 @@
 // observe.js: the page side of tab.observe (DESIGN.md section 4).
 //
-// Package tabs runs it with Runtime.callFunctionOn in an isolated world of
-// every frame (Page.createIsolatedWorld), so page scripts can neither see
-// nor tamper with it, as function(opts, anchor, ...clickables): `this` is
+// Package tabs installs it once in an isolated world of every frame
+// (Page.createIsolatedWorld; as globalThis.__tpWalk there), so page scripts
+// can neither see nor tamper with it, and calls it with
+// Runtime.callFunctionOn as function(opts, anchor, ...clickables): `this` is
 // the frame's document, or a closed shadow root that package tabs resolved
 // over CDP (a page script cannot enter a closed root, CDP can); anchor is
 // the element last acted on (or null); clickables are the nodes
