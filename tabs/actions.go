@@ -47,25 +47,49 @@ func (t *Tab) mouse(ctx context.Context, typ input.DispatchMouseEventType, x, y 
 // (Input.dispatchMouseEvent) and checks that the element got the click.
 // Errors: element_not_found, stale_element, not_actionable, timeout.
 func (t *Tab) Click(ctx context.Context, tg Target) (*ActionResult, error) {
-	el, x, y, err := t.locate(ctx, tg, actOpts{enabled: true, hitTest: true})
-	if err != nil {
-		return nil, err
+	// The actionability check arms a one-shot listener, so a click that
+	// never reaches the element is reported, not taken for success. When
+	// nothing in the document animates, it does not wait a frame for the
+	// stability check: the mouseMoved does (Chromium aligns mouse moves
+	// with animation frames), and verify checks the box again after it.
+	// If the element moved or got covered in that frame, the click starts
+	// over with the waiting check.
+	o := actOpts{enabled: true, hitTest: true, arm: true, quick: true}
+	var el *element
+	var nav int
+	var err error
+	for {
+		var x, y float64
+		el, x, y, err = t.locate(ctx, tg, o)
+		if err != nil {
+			return nil, err
+		}
+		nav = t.NavSeq()
+		err = t.blocking(ctx, func(ctx context.Context) error {
+			if err := t.mouse(ctx, input.DispatchMouseEventTypeMouseMoved, x, y, 0); err != nil {
+				return err
+			}
+			if o.quick {
+				if err := t.verify(ctx, el); err != nil {
+					return err
+				}
+			}
+			if err := t.mouse(ctx, input.DispatchMouseEventTypeMousePressed, x, y, 1); err != nil {
+				return err
+			}
+			return t.mouse(ctx, input.DispatchMouseEventTypeMouseReleased, x, y, 1)
+		})
+		// (A selector's element that was replaced meanwhile, say by a
+		// virtualised list re-rendering after the scroll, is found again.)
+		var e *Error
+		if o.quick && errors.As(err, &e) && ctx.Err() == nil &&
+			(e.Code == CodeNotActionable || (e.Code == CodeElementNotFound && tg.ID == 0)) {
+			o.quick = false
+			continue
+		}
+		break
 	}
-	// Arm a one-shot listener so a click that never reaches the element is
-	// reported, not taken for success.
-	const arm = `function(){ const el = this; el.__tpClicked = false; el.addEventListener('click', () => { el.__tpClicked = true; }, {capture: true, once: true}); }`
-	_ = t.callOn(ctx, el, arm, nil)
-	nav := t.NavSeq()
 	res := &ActionResult{Target: el.desc}
-	err = t.blocking(ctx, func(ctx context.Context) error {
-		if err := t.mouse(ctx, input.DispatchMouseEventTypeMouseMoved, x, y, 0); err != nil {
-			return err
-		}
-		if err := t.mouse(ctx, input.DispatchMouseEventTypeMousePressed, x, y, 1); err != nil {
-			return err
-		}
-		return t.mouse(ctx, input.DispatchMouseEventTypeMouseReleased, x, y, 1)
-	})
 	var dpe *dialogPendingError
 	if asDialog(err, &dpe) {
 		res.Dialog = dpe.d

@@ -25,7 +25,7 @@ func benchTab(b *testing.B, path string) *tabs.Tab {
 }
 
 // BenchmarkClick measures a click by selector end to end: resolve, the
-// actionability checks (two animation frames and the hit test), the mouse
+// actionability checks (one or two animation frames and the hit test), the mouse
 // events and the check that the element got the click.
 func BenchmarkClick(b *testing.B) {
 	for _, sel := range []string{"#go", "text/Sign in", `aria/Sign in[role="button"]`} {

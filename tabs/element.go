@@ -95,6 +95,11 @@ type element struct {
 	number  int // the element number, when the target was one
 	backend cdp.BackendNodeID
 	sess    *chromedp.Target // the out-of-process iframe it is in; nil: the page (oopif.go)
+	// box and fx, fy are what the last actionability check saw: the
+	// element's border box and the point it hit-tested, in its frame's
+	// viewport CSS pixels (for verify).
+	box    []float64
+	fx, fy float64
 }
 
 // resolve finds the element a target names, once. Errors: bad_request,
@@ -196,8 +201,10 @@ type actState struct {
 	Tag   string  `json:"tag"`
 	X     float64 `json:"x"`
 	Y     float64 `json:"y"`
-	W     float64 `json:"w"`
-	H     float64 `json:"h"`
+	// Box is the element's border box [left, top, width, height].
+	Box []float64 `json:"box"`
+	// Top is true when X and Y are already top-level viewport CSS pixels.
+	Top bool `json:"top"`
 }
 
 // callOn calls a function declaration on an element
@@ -241,6 +248,12 @@ func (t *Tab) callOn(ctx context.Context, el *element, fn string, out any, args 
 type actOpts struct {
 	enabled bool
 	hitTest bool
+	// arm arms the one-shot click listener Click checks afterwards.
+	arm bool
+	// quick skips the animation frame the stability check waits when
+	// nothing in the document animates; the caller must verify the box
+	// after a frame has passed (Click: the mouseMoved waits for one).
+	quick bool
 }
 
 // actionable waits (within wait and ctx) until el is attached, visible,
@@ -252,7 +265,7 @@ func (t *Tab) actionable(ctx context.Context, el *element, o actOpts, wait time.
 	deadline := time.Now().Add(wait)
 	var st actState
 	for {
-		if err := t.callOn(ctx, el, actionableJS, &st, map[string]any{"enabled": o.enabled, "hitTest": o.hitTest}); err != nil {
+		if err := t.callOn(ctx, el, actionableJS, &st, map[string]any{"enabled": o.enabled, "hitTest": o.hitTest, "arm": o.arm, "quick": o.quick}); err != nil {
 			return 0, 0, err
 		}
 		if st.State == "ok" {
@@ -272,6 +285,10 @@ func (t *Tab) actionable(ctx context.Context, el *element, o actOpts, wait time.
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+	el.box, el.fx, el.fy = st.Box, st.X, st.Y
+	if st.Top && el.sess == nil {
+		return st.X, st.Y, nil
+	}
 	// The point in top-level coordinates: content quads map frames.
 	q, err := t.contentQuads(ctx, el)
 	if err == nil && len(q.Quads) > 0 && len(q.Quads[0]) == 8 {
@@ -286,6 +303,31 @@ func (t *Tab) actionable(ctx context.Context, el *element, o actOpts, wait time.
 		}
 	}
 	return st.X, st.Y, nil
+}
+
+// verify checks, just before the mouse goes down, that el still has the
+// box the last actionability check saw and still receives the pointer at
+// the point it tested (one Runtime.callFunctionOn, no waiting). Errors:
+// stale_element or element_not_found (detached), not_actionable (moved or
+// covered).
+func (t *Tab) verify(ctx context.Context, el *element) error {
+	if len(el.box) != 4 {
+		return nil
+	}
+	var st actState
+	if err := t.callOn(ctx, el, actionableJS, &st, map[string]any{"verify": el.box, "x": el.fx, "y": el.fy}); err != nil {
+		return err
+	}
+	switch st.State {
+	case "ok":
+		return nil
+	case "detached":
+		if el.number > 0 {
+			return &Error{Code: CodeStaleElement, Msg: fmt.Sprintf("element %d was removed from the page; observe again", el.number), Err: ErrStale}
+		}
+		return &Error{Code: CodeElementNotFound, Msg: el.desc + " was removed from the page"}
+	}
+	return notActionable(el, &st)
 }
 
 func notActionable(el *element, st *actState) error {

@@ -3,7 +3,12 @@
 // the element into view (nested scroll containers included), then reports
 // one state: "detached", "hidden", "disabled", "unstable", "covered" (with
 // a description of the element that receives the pointer at the centre),
-// or "ok" with the centre point in the frame's viewport coordinates.
+// or "ok" with the centre point in the frame's viewport coordinates (of
+// the element's first box, as DOM.getContentQuads gives it) and top=true
+// when that frame is the top-level one at scale 1, so the point needs no
+// mapping. With opts.arm it also arms a one-shot click listener on the
+// element (el.__tpClicked), so the caller can tell whether the click that
+// follows reached it.
 async function (opts) {
   const el = this;
   const describe = (e) => {
@@ -19,25 +24,9 @@ async function (opts) {
   if (!el.isConnected) return { state: 'detached' };
   const target = el.nodeType === 1 ? el : el.parentElement;
   if (!target) return { state: 'hidden' };
-  if (opts.scroll !== false) target.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
-  const style = getComputedStyle(target);
   const rect = () => { const r = target.getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; };
-  const r1 = rect();
-  if (r1[2] === 0 || r1[3] === 0 || style.visibility === 'hidden' || style.display === 'none') {
-    return { state: 'hidden', tag: describe(target) };
-  }
-  if (opts.enabled) {
-    const dis = target.closest('[aria-disabled="true"], button:disabled, input:disabled, select:disabled, textarea:disabled, fieldset:disabled') ||
-      (('disabled' in target) && target.disabled);
-    if (dis) return { state: 'disabled', tag: describe(target) };
-  }
-  // Two animation frames, or a timer when the page gets no frames (a
-  // background tab), so the check never hangs.
-  await new Promise((res) => { requestAnimationFrame(() => requestAnimationFrame(res)); setTimeout(res, 250); });
-  const r2 = rect();
-  if (r1.some((v, i) => Math.abs(v - r2[i]) > 0.5)) return { state: 'unstable' };
-  const x = r2[0] + r2[2] / 2, y = r2[1] + r2[3] / 2;
-  if (opts.hitTest) {
+  const moved = (a, b) => a.some((v, i) => Math.abs(v - b[i]) > 0.5);
+  const hitTest = (x, y) => {
     let root = target.getRootNode();
     let hit = (root.elementFromPoint ? root : document).elementFromPoint(x, y);
     // Descend into open shadow roots at the point.
@@ -54,6 +43,59 @@ async function (opts) {
     if (!hit || (!inside(hit) && !label)) {
       return { state: 'covered', by: describe(hit), tag: describe(target) };
     }
+    return null;
+  };
+  // opts.verify: the box an earlier call returned, checked again just
+  // before the mouse goes down (the element still there, and still the
+  // one receiving the pointer at opts.x, opts.y).
+  if (opts.verify) {
+    if (moved(rect(), opts.verify)) return { state: 'unstable', tag: describe(target) };
+    return hitTest(opts.x, opts.y) || { state: 'ok', x: opts.x, y: opts.y };
   }
-  return { state: 'ok', x, y, w: r2[2], h: r2[3], tag: describe(target) };
+  if (opts.scroll !== false) target.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+  const style = getComputedStyle(target);
+  const r1 = rect();
+  if (r1[2] === 0 || r1[3] === 0 || style.visibility === 'hidden' || style.display === 'none') {
+    return { state: 'hidden', tag: describe(target) };
+  }
+  if (opts.enabled) {
+    const dis = target.closest('[aria-disabled="true"], button:disabled, input:disabled, select:disabled, textarea:disabled, fieldset:disabled') ||
+      (('disabled' in target) && target.disabled);
+    if (dis) return { state: 'disabled', tag: describe(target) };
+  }
+  // Stable: the same box one animation frame later, or two while the
+  // document runs CSS animations, transitions or Web Animations (a frame
+  // after the page's own requestAnimationFrame callbacks catches motion
+  // driven by script); a timer when the page gets no frames (a background
+  // tab), so the check never hangs. With opts.quick and nothing animating,
+  // the caller checks the box again itself after the frame its
+  // Input.dispatchMouseEvent mouseMoved waits for (opts.verify).
+  const animating = !document.getAnimations || document.getAnimations().length > 0;
+  let r2 = r1;
+  if (!opts.quick || animating) {
+    await new Promise((res) => {
+      requestAnimationFrame(() => (animating ? requestAnimationFrame(res) : res()));
+      setTimeout(res, 250);
+    });
+    r2 = rect();
+    if (moved(r1, r2)) return { state: 'unstable', tag: describe(target) };
+  }
+  // The centre of the first box with an area (a link that wraps has one
+  // per line, and the centre of their union may be on neither).
+  let box = null;
+  for (const b of target.getClientRects()) {
+    if (b.width > 0 && b.height > 0) { box = b; break; }
+  }
+  const x = box ? box.left + box.width / 2 : r2[0] + r2[2] / 2;
+  const y = box ? box.top + box.height / 2 : r2[1] + r2[3] / 2;
+  if (opts.hitTest) {
+    const covered = hitTest(x, y);
+    if (covered) return covered;
+  }
+  if (opts.arm) {
+    el.__tpClicked = false;
+    el.addEventListener('click', () => { el.__tpClicked = true; }, { capture: true, once: true });
+  }
+  const top = window === window.top && (!window.visualViewport || window.visualViewport.scale === 1);
+  return { state: 'ok', x, y, box: r2, top, tag: describe(target) };
 }

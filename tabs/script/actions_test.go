@@ -648,3 +648,21 @@ return [await tab.evaluate(() => document.getElementById('out').textContent), r.
 		t.Fatalf("handles and cdp: %q", got)
 	}
 }
+
+// TestClickTargetJumps: an element that moves between the actionability
+// check and the mouse press (here, away from the pointer on its first
+// mouseover, by script, uncovering another button) is checked again, and
+// the click lands on it, never on what took its place; an element that
+// keeps moving is refused as moving.
+func TestClickTargetJumps(t *testing.T) {
+	t.Parallel()
+	name := openAt(t, pages(t)+"/pages/jumpy.html", tabs.OpenOptions{})
+	result(t, name, `await tab.click('#real'); return 'ok'`)
+	if got := pageText(t, name, "out"); got != "clicked: real" {
+		t.Fatalf("page says %q, want %q", got, "clicked: real")
+	}
+	_, err := run(t, name, `await tab.click('#runner', {timeout: 600})`, 10*time.Second)
+	if tabs.CodeOf(err) != tabs.CodeNotActionable || !strings.Contains(err.Error(), "moving") {
+		t.Fatalf("click on a moving button: %v (%s), want not_actionable, still moving", err, tabs.CodeOf(err))
+	}
+}
