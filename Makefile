@@ -15,8 +15,9 @@ chromium: ## install Debian's Chromium with apt-get when it is missing
 	    if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 	    $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
 
-build: ## build bin/tabpilot
-	$(GO) build -o $(BIN) ./cmd/tabpilot
+build: ## build bin/tabpilot (the thin CLI) and bin/tabpilot-engine (the rest, which it starts)
+	$(GO) build -o $(dir $(BIN))tabpilot-engine ./cmd/tabpilot
+	$(GO) build -tags thin -o $(BIN) ./cmd/tabpilot
 
 test: chromium ## run every test with the race detector (real headless Chromium)
 	$(GO) test -race -timeout 20m ./...
@@ -27,8 +28,10 @@ fmt: ## gofmt the tree
 lint: ## gofmt, go vet and staticcheck
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "not gofmt-clean:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) vet -tags thin ./cmd/tabpilot
 	@test -x $(STATICCHECK) || $(GO) install honnef.co/go/tools/cmd/staticcheck@latest
 	$(STATICCHECK) ./...
+	$(STATICCHECK) -tags thin ./cmd/tabpilot
 
 check: lint test ## lint, then test
 

@@ -140,6 +140,7 @@ func (c *cli) clientOptions(session string, cfg *config, log *slog.Logger) *clie
 	return &client.Options{
 		Session:    session,
 		Dir:        client.DefaultDir(c.getenv(envRuntimeDir)),
+		Executable: engineExecutable(),
 		DaemonArgs: cfg.daemonArgs(),
 		Logger:     log,
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tabpilot/tabpilot/api/service"
 	"github.com/tabpilot/tabpilot/browser/egress"
 )
 
@@ -252,60 +250,6 @@ func (c *config) finish() error {
 		c.chrome = abs
 	}
 	return nil
-}
-
-// startService starts what the configuration asks for around a Service:
-// the egress proxy (public-only) and the audit log; stop shuts the service
-// down and then closes them. ctx is the process's lifetime.
-func (c *config) startService(ctx context.Context, log *slog.Logger, stateDir string) (svc *service.Service, stop func(context.Context) error, err error) {
-	opts := c.serviceOptions(log)
-	opts.StateDir = stateDir
-	if stateDir != "" {
-		opts.DownloadDir = strings.TrimSuffix(stateDir, ".browsers") + ".downloads"
-	}
-	var proxy *egress.Proxy
-	if p, _ := egress.ParsePolicy(c.egress); p.Guarded() {
-		proxy = egress.New(&egress.Options{Logger: log.With("src", "egress")})
-		if _, err := proxy.Start(ctx); err != nil {
-			return nil, nil, fmt.Errorf("start the egress proxy: %w", err)
-		}
-		opts.Egress = proxy
-		log.Info("egress policy public-only", "proxy", proxy.Addr())
-	}
-	if c.audit != "" {
-		a, err := service.OpenAudit(c.audit)
-		if err != nil {
-			if proxy != nil {
-				proxy.Close()
-			}
-			return nil, nil, fmt.Errorf("open the audit log: %w", err)
-		}
-		opts.Audit = a
-	}
-	svc = service.New(opts)
-	stop = func(ctx context.Context) error {
-		err := svc.Shutdown(ctx)
-		if opts.Audit != nil {
-			opts.Audit.Close()
-		}
-		if proxy != nil {
-			proxy.Close()
-		}
-		return err
-	}
-	return svc, stop, nil
-}
-
-func (c *config) serviceOptions(log *slog.Logger) *service.Options {
-	return &service.Options{
-		ChromePath:    c.chrome,
-		Headed:        c.headed,
-		BrowserArgs:   c.browserArgs,
-		NoStealth:     c.noStealth,
-		MaxTimeout:    c.maxTimeout,
-		ScreenshotDir: c.screenshotDir,
-		Logger:        log,
-	}
 }
 
 // splitArgs splits a command line the way a POSIX shell does, without

@@ -1,3 +1,5 @@
+//go:build !thin
+
 package main
 
 import (

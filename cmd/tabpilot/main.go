@@ -8,6 +8,11 @@
 // JSON-RPC 2.0 on stdio with an in-process service; `tabpilot daemon` is the
 // daemon itself; `tabpilot mcp` is the MCP server.
 //
+// Built with the tag thin, the command is only the client of the daemon
+// (thin.go): it starts tabpilot-engine, a default build of this command
+// found next to it or in TABPILOT_ENGINE, as the daemon, and becomes it
+// for the modes. A default build does everything in one binary.
+//
 // Exit codes: 0 success, 1 the action failed, 2 bad usage. With --json a
 // verb prints the whole result ({"content", "details", "isError"}).
 //
@@ -150,15 +155,8 @@ func onlyLeadingFlags(args []string) bool {
 // lookup returns the command of a verb or mode, for help.
 func (c *cli) lookup(name string) *command {
 	switch name {
-	case "serve":
-		cmd, _, _ := c.serveCommand()
-		return cmd
-	case "daemon":
-		cmd, _, _, _, _ := c.daemonCommand()
-		return cmd
-	case "mcp":
-		cmd, _, _ := c.mcpCommand()
-		return cmd
+	case "serve", "daemon", "mcp":
+		return c.modeCommand(name)
 	case "stop":
 		cmd, _ := c.stopCommand()
 		return cmd

@@ -48,6 +48,7 @@ type env struct {
 	t    *testing.T
 	xdg  string // XDG_RUNTIME_DIR
 	vars []string
+	exe  string // the program run; empty: bin
 }
 
 func newEnv(t *testing.T, extra ...string) *env {
@@ -86,7 +87,11 @@ func (e *env) runStdin(stdin string, args ...string) (stdout, stderr string, cod
 	e.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
+	exe := bin
+	if e.exe != "" {
+		exe = e.exe
+	}
+	cmd := exec.CommandContext(ctx, exe, args...)
 	cmd.Env = e.vars
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
