@@ -352,6 +352,9 @@ func (t *Tab) world(ctx context.Context, f *obsFrame, fresh bool) (obsWorld, err
 		t.ob.worlds = map[worldKey]obsWorld{}
 	}
 	t.ob.worlds[k] = w
+	if f.top {
+		t.ob.topWorld = k
+	}
 	t.ob.mu.Unlock()
 	return w, nil
 }
@@ -366,6 +369,11 @@ func (t *Tab) pruneWorlds(frames []*obsFrame) {
 	for k := range t.ob.worlds {
 		if !keep[k] {
 			delete(t.ob.worlds, k)
+		}
+	}
+	for k := range t.ob.clickables {
+		if !keep[k] {
+			delete(t.ob.clickables, k)
 		}
 	}
 	t.ob.mu.Unlock()
@@ -430,11 +438,6 @@ type inlineFrame struct {
 // the same process), and so on. Frames whose <iframe> is hidden are not
 // walked.
 func (t *Tab) gather(ctx context.Context, o ObserveOptions) (*observe.DOMInput, []*walked, []*walked, *observe.ScrollReport, error) {
-	frames, owners, err := t.frames(ctx)
-	if err != nil {
-		return nil, nil, nil, nil, err
-	}
-	t.pruneWorlds(frames)
 	wo := walkOpts{All: o.IncludeAll, VP: o.ViewportOnly, Refs: refsAll}
 	if o.Scroll {
 		ms := int64(20000)
@@ -447,6 +450,15 @@ func (t *Tab) gather(ctx context.Context, o ObserveOptions) (*observe.DOMInput, 
 	t.ob.mu.Lock()
 	anchor := t.ob.lastActed
 	t.ob.mu.Unlock()
+	early := t.earlyTopArgs(ctx, wo, anchor)
+	if early != nil {
+		defer func() { <-early.done }()
+	}
+	frames, owners, err := t.frames(ctx)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	t.pruneWorlds(frames)
 	byID := make(map[cdp.FrameID]*obsFrame, len(frames))
 	for _, f := range frames {
 		byID[f.id] = f
@@ -470,7 +482,7 @@ func (t *Tab) gather(ctx context.Context, o ObserveOptions) (*observe.DOMInput, 
 		for i, f := range round {
 			done[f.id] = true
 			wg.Go(func() {
-				results[i], errs[i] = t.walkFrame(ctx, f, wo, anchor)
+				results[i], errs[i] = t.walkFrame(ctx, f, wo, anchor, early)
 			})
 		}
 		wg.Wait()
@@ -585,15 +597,51 @@ func splitWalk(w *walked, frames []*obsFrame, done map[cdp.FrameID]bool) []obser
 	return parts
 }
 
+// earlyArgs are the top frame's walker arguments, asked for while the
+// frame tree is (walkArgs in the world of the top document the previous
+// observation walked): if that document is still the top one, the walk
+// starts a round trip sooner.
+type earlyArgs struct {
+	key  worldKey
+	w    obsWorld
+	done chan struct{}
+	args []*runtime.CallArgument
+	err  error
+}
+
+// earlyTopArgs starts walkArgs in the last top-level world, if any.
+func (t *Tab) earlyTopArgs(ctx context.Context, wo walkOpts, anchor observe.Ref) *earlyArgs {
+	t.ob.mu.Lock()
+	k := t.ob.topWorld
+	w, ok := t.ob.worlds[k]
+	t.ob.mu.Unlock()
+	if !ok || k.session != t.target.SessionID {
+		return nil
+	}
+	e := &earlyArgs{key: k, w: w, done: make(chan struct{})}
+	f := &obsFrame{id: k.frame, loader: k.loader, sess: t.target, top: true}
+	go func() {
+		defer close(e.done)
+		e.args, e.err = t.walkArgs(ctx, f, w, wo, anchor)
+	}()
+	return e
+}
+
 // walkFrame runs the walker in frame f, then in the closed shadow roots it
 // found (spliced in place of their hosts), and asks the accessibility tree
 // for the controls of its media elements.
-func (t *Tab) walkFrame(ctx context.Context, f *obsFrame, wo walkOpts, anchor observe.Ref) (*walked, error) {
+func (t *Tab) walkFrame(ctx context.Context, f *obsFrame, wo walkOpts, anchor observe.Ref, early *earlyArgs) (*walked, error) {
 	w, err := t.world(ctx, f, false)
 	if err != nil {
 		return nil, cdpErr("create isolated world", err)
 	}
-	args, err := t.walkArgs(ctx, f, w, wo, anchor)
+	var args []*runtime.CallArgument
+	if early != nil && early.key == (worldKey{session: f.sess.SessionID, frame: f.id, loader: f.loader}) && early.w == w {
+		<-early.done
+		args, err = early.args, early.err
+	} else {
+		args, err = t.walkArgs(ctx, f, w, wo, anchor)
+	}
 	if err == nil {
 		var res *walked
 		res, err = t.walkIn(ctx, f, w.ctxID, args, wo)
@@ -676,18 +724,7 @@ func (t *Tab) walkArgs(ctx context.Context, f *obsFrame, w obsWorld, wo walkOpts
 		seen[l.BackendNodeID] = true
 		ids = append(ids, l.BackendNodeID)
 	}
-	objs := make([]runtime.RemoteObjectID, len(ids))
-	sem := make(chan struct{}, 16)
-	for i, id := range ids {
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			r, err := cdp.Call(ctx, f.sess, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: id, ExecutionContextID: w.ctxID, ObjectGroup: obsGroup})
-			if err == nil && r.Object != nil && r.Object.Subtype == "node" {
-				objs[i] = r.Object.ObjectID
-			}
-		})
-	}
+	objs := t.clickableObjects(ctx, f, w, ids)
 	wg.Wait()
 	for _, o := range objs {
 		if o != "" {
@@ -695,6 +732,82 @@ func (t *Tab) walkArgs(ctx context.Context, f *obsFrame, w obsWorld, wo walkOpts
 		}
 	}
 	return args, nil
+}
+
+// clickableSet is a world's nodes with click-like listeners, by backend
+// node id, as remote objects in the group clickGroup of that world.
+type clickableSet struct {
+	ctxID runtime.ExecutionContextID
+	objs  map[cdp.BackendNodeID]runtime.RemoteObjectID
+}
+
+// clickGroup is the object group of the kept clickable nodes.
+const clickGroup = "tabpilot-clickables"
+
+// clickableObjects returns the nodes ids as remote objects in world w
+// (DOM.resolveNode, up to 16 at a time), reusing those the previous
+// observation of the same world resolved, and releasing (in the
+// background) the ones no longer listed. An id that does not resolve gives
+// "".
+func (t *Tab) clickableObjects(ctx context.Context, f *obsFrame, w obsWorld, ids []cdp.BackendNodeID) []runtime.RemoteObjectID {
+	k := worldKey{session: f.sess.SessionID, frame: f.id, loader: f.loader}
+	t.ob.mu.Lock()
+	prev := t.ob.clickables[k]
+	t.ob.mu.Unlock()
+	if prev != nil && prev.ctxID != w.ctxID {
+		prev = nil // a new world: its objects are gone with the old one
+	}
+	objs := make([]runtime.RemoteObjectID, len(ids))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 16)
+	for i, id := range ids {
+		if prev != nil {
+			if o, ok := prev.objs[id]; ok {
+				objs[i] = o
+				continue
+			}
+		}
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			r, err := cdp.Call(ctx, f.sess, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: id, ExecutionContextID: w.ctxID, ObjectGroup: clickGroup})
+			if err == nil && r.Object != nil && r.Object.Subtype == "node" {
+				objs[i] = r.Object.ObjectID
+			}
+		})
+	}
+	wg.Wait()
+	next := &clickableSet{ctxID: w.ctxID, objs: make(map[cdp.BackendNodeID]runtime.RemoteObjectID, len(ids))}
+	for i, id := range ids {
+		if objs[i] != "" {
+			next.objs[id] = objs[i]
+		}
+	}
+	var gone []runtime.RemoteObjectID
+	if prev != nil {
+		for id, o := range prev.objs {
+			if _, ok := next.objs[id]; !ok {
+				gone = append(gone, o)
+			}
+		}
+	}
+	t.ob.mu.Lock()
+	if t.ob.clickables == nil {
+		t.ob.clickables = map[worldKey]*clickableSet{}
+	}
+	t.ob.clickables[k] = next
+	t.ob.mu.Unlock()
+	if len(gone) > 0 {
+		// Let the page collect the nodes it removed.
+		go func() {
+			rctx, cancel := context.WithTimeout(t.ctx, 5*time.Second)
+			defer cancel()
+			for _, o := range gone {
+				_, _ = cdp.Call(rctx, f.sess, runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: o})
+			}
+		}()
+	}
+	return objs
 }
 
 // walkResult is a walk as decoded from the walker.

@@ -331,6 +331,40 @@ func TestObserveClickables(t *testing.T) {
 	}
 }
 
+// TestObserveListenersChange: the nodes with click listeners are kept from
+// one observation to the next; one that gains a listener is listed, and a
+// removed one is not.
+func TestObserveListenersChange(t *testing.T) {
+	t.Parallel()
+	s := obsServer(t)
+	tab := obsOpen(t, s.URL+"/o/listeners.html")
+	obs := obsObserve(t, tab, tabs.ObserveOptions{})
+	obsOne(t, obs, "clickable", "Alpha")
+	var ok bool
+	obsEval(t, tab, `() => {
+		document.getElementById('a').remove();
+		const b = document.createElement('div');
+		b.textContent = 'Beta';
+		b.addEventListener('click', () => log.push('beta'));
+		document.body.prepend(b);
+		return true;
+	}`, &ok)
+	obs = obsObserve(t, tab, tabs.ObserveOptions{})
+	if got := obsFind(obs, "clickable", "Alpha"); len(got) != 0 {
+		t.Fatalf("the removed Alpha is still listed:\n%s", obs.Text())
+	}
+	beta := obsOne(t, obs, "clickable", "Beta")
+	if _, err := obsClick(t, tab, beta.ID); err != nil {
+		t.Fatal(err)
+	}
+	obsWaitLog(t, tab, "beta")
+	// Unchanged listeners: the same answer again.
+	obs = obsObserve(t, tab, tabs.ObserveOptions{})
+	if again := obsOne(t, obs, "clickable", "Beta"); again.ID != beta.ID {
+		t.Fatalf("Beta renumbered %d -> %d", beta.ID, again.ID)
+	}
+}
+
 func TestObserveIncludeAllAndViewport(t *testing.T) {
 	t.Parallel()
 	s := obsServer(t)

@@ -30,6 +30,12 @@ type obsState struct {
 	// worlds are the walker's isolated worlds, by session, frame and
 	// document.
 	worlds map[worldKey]obsWorld
+	// topWorld is the key of the last top-level document's world.
+	topWorld worldKey
+	// clickables are, by world, the nodes with click-like listeners as
+	// remote objects in that world, kept from one observation to the next
+	// (walkArgs).
+	clickables map[worldKey]*clickableSet
 	// navPending is set when the top frame starts a cross-document
 	// navigation, and cleared when it commits or stops.
 	navPending bool
