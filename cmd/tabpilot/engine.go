@@ -109,9 +109,15 @@ extract, click, type, fill, press; params are the fields of DESIGN.md section 3.
 $/cancelRequest {"id": ID} cancels a request in flight. When stdin ends, the
 answers still due are written, the tabs are closed and tabpilot exits 0.
 Logs go to stderr.`)
+	return c.stdioFlags(cmd)
+}
+
+// stdioFlags gives a stdio mode's command its configuration flags; its
+// logs default to warnings, since stderr is the client's.
+func (c *cli) stdioFlags(cmd *command) (*command, *config, error) {
 	cfg, envErr := configFromEnv(c.getenv)
 	if c.getenv(envLogLevel) == "" {
-		cfg.logLevel = slog.LevelWarn // stderr is the client's
+		cfg.logLevel = slog.LevelWarn
 	}
 	cfg.addFlags(cmd.section("Flags"))
 	return cmd, &cfg, envErr
@@ -179,12 +185,7 @@ stderr.
 
 In an MCP client's configuration:
   {"mcpServers": {"tabpilot": {"command": "tabpilot", "args": ["mcp"]}}}`)
-	cfg, envErr := configFromEnv(c.getenv)
-	if c.getenv(envLogLevel) == "" {
-		cfg.logLevel = slog.LevelWarn // stderr is the client's
-	}
-	cfg.addFlags(cmd.section("Flags"))
-	return cmd, &cfg, envErr
+	return c.stdioFlags(cmd)
 }
 
 func (c *cli) mcp(args []string) int {
