@@ -96,19 +96,45 @@ func (t *Tab) Click(ctx context.Context, tg Target) (*ActionResult, error) {
 		return res, nil
 	}
 	if err != nil {
+		t.disarm(el)
 		return nil, cdpErr("click", err)
 	}
 	if t.NavSeq() != nav {
 		res.Navigated = true
 		return res, nil
 	}
-	var got *bool
-	const check = `function(){ const v = this.__tpClicked; delete this.__tpClicked; return v; }`
-	if err := t.callOn(ctx, el, check, &got); err == nil && got != nil && !*got && t.NavSeq() == nav {
+	// The check ends the guard actionable.js armed, and takes what the
+	// element shows now as what was observed of it (the click may change
+	// its text, as a Follow button's).
+	var got *struct {
+		Got bool   `json:"got"`
+		By  string `json:"by"`
+	}
+	const check = `function(){
+  const c = this.__tpClick;
+  if (!c) return null;
+  const st = c.done();
+  if (globalThis.__tpFP && globalThis.__tpFP.has(this)) globalThis.__tpFP.set(this, globalThis.__tpFPof(this));
+  return st;
+}`
+	if err := t.callOn(ctx, el, check, &got); err == nil && got != nil && !got.Got && t.NavSeq() == nav {
+		if got.By != "" {
+			return nil, &Error{Code: CodeNotActionable, Msg: el.desc + " did not receive the click: " + got.By + " was on top of it at that moment, and tabpilot stopped the click from reaching it"}
+		}
 		return nil, &Error{Code: CodeNotActionable, Msg: el.desc + " did not receive the click (another element took it at that point)"}
 	}
 	res.Navigated = t.NavSeq() != nav
 	return res, nil
+}
+
+// disarm ends, in the background (bounded by the tab's life and 2 s), the
+// guard of a click that failed before its check.
+func (t *Tab) disarm(el *element) {
+	go func() {
+		ctx, cancel := context.WithTimeout(t.ctx, 2*time.Second)
+		defer cancel()
+		_ = t.callOn(ctx, el, `function(){ if (this.__tpClick) this.__tpClick.done(); }`, nil)
+	}()
 }
 
 // Hover moves the mouse to the centre of the element (Input.dispatchMouseEvent
@@ -203,6 +229,7 @@ func (t *Tab) afterEdit(ctx context.Context, el *element, before, text, mode str
 	if text != "" && after == before {
 		return nil, &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("%s into %s had no effect: its text is still %q (a page script may reject or reset it)", mode, el.desc, trim(after, 80))}
 	}
+	t.refreshFP(ctx, el)
 	return res, nil
 }
 

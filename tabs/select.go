@@ -85,7 +85,11 @@ func (t *Tab) Select(ctx context.Context, tg Target, values []string) (*SelectRe
 		}
 		return res, nil
 	}
-	return t.selectWidget(ctx, el, values, deadline)
+	res, err := t.selectWidget(ctx, el, values, deadline)
+	if err == nil {
+		t.refreshFP(ctx, el)
+	}
+	return res, err
 }
 
 func selectErr(el *element, r *selectReply) error {

@@ -1,14 +1,14 @@
 // actionable.js: the actionability check of DESIGN.md section 3, called on
 // an element with Runtime.callFunctionOn (this = the element). It scrolls
 // the element into view (nested scroll containers included), then reports
-// one state: "detached", "hidden", "disabled", "unstable", "covered" (with
-// a description of the element that receives the pointer at the centre),
-// or "ok" with the centre point in the frame's viewport coordinates (of
-// the element's first box, as DOM.getContentQuads gives it) and top=true
-// when that frame is the top-level one at scale 1, so the point needs no
-// mapping. With opts.arm it also arms a one-shot click listener on the
-// element (el.__tpClicked), so the caller can tell whether the click that
-// follows reached it.
+// one state: "detached", "changed" (opts.fp), "hidden", "disabled",
+// "unstable", "covered" (with a description of the element that receives
+// the pointer at the centre), or "ok" with the centre point in the frame's
+// viewport coordinates (of the element's first box, as
+// DOM.getContentQuads gives it) and top=true when that frame is the
+// top-level one at scale 1, so the point needs no mapping. With opts.arm
+// it also arms the click (el.__tpClick, see arm below), so the caller can
+// tell whether the click that follows reached the element.
 async function (opts) {
   const el = this;
   const describe = (e) => {
@@ -20,6 +20,64 @@ async function (opts) {
     const t = (e.innerText || e.getAttribute('aria-label') || '').replace(/\s+/g, ' ').trim();
     if (t) s += ' "' + (t.length > 40 ? t.slice(0, 40) + '…' : t) + '"';
     return s;
+  };
+  // arm prepares the click: a listener on the element records that the
+  // click reached it, and a guard on the window (and the top window, when
+  // it is reachable) stops the trusted pointer and mouse events of the
+  // click that would go to another element (something that covered it in
+  // the meantime): the page never sees them, and the guard says who would
+  // have got them. Clicking a label of the element is going to it. The
+  // guard lets everything through once the click event has passed (a
+  // dialog its handler opens leaves the caller no chance to end it), and a
+  // new arm in this world ends the last one. The caller's check
+  // (el.__tpClick.done) ends it and reads what it saw; else it ends by
+  // itself after 3 s.
+  const arm = (target) => {
+    if (typeof globalThis.__tpDisarm === 'function') globalThis.__tpDisarm();
+    const st = { got: false, by: '', over: false };
+    const ok = [el, ...(target.labels ? Array.from(target.labels) : [])];
+    // Inside a closed shadow root, a window listener sees the host.
+    for (let r = el.getRootNode(); r instanceof ShadowRoot; r = r.host.getRootNode()) {
+      if (r.mode === 'closed') ok.push(r.host);
+    }
+    const mine = (e) => { const p = e.composedPath(); return ok.some((n) => p.includes(n)); };
+    let unhook = null;
+    const guard = (e) => {
+      if (st.over) return;
+      if (e.type === 'click') {
+        st.over = true;
+        setTimeout(unhook, 0);
+      }
+      if (!e.isTrusted || mine(e)) return;
+      e.stopImmediatePropagation();
+      e.preventDefault();
+      if (!st.by) st.by = describe(e.target && e.target.nodeType === 1 ? e.target : null);
+    };
+    const onClick = () => { st.got = true; };
+    const types = ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click'];
+    const wins = [window];
+    try {
+      if (window.top !== window && window.top.document) wins.push(window.top);
+    } catch (e) { /* cross-origin */ }
+    for (const w of wins) for (const t of types) w.addEventListener(t, guard, true);
+    el.addEventListener('click', onClick, true);
+    let timer = 0;
+    unhook = () => {
+      clearTimeout(timer);
+      st.over = true;
+      for (const w of wins) for (const t of types) w.removeEventListener(t, guard, true);
+      el.removeEventListener('click', onClick, true);
+      if (globalThis.__tpDisarm === unhook) delete globalThis.__tpDisarm;
+    };
+    timer = setTimeout(unhook, 3000);
+    globalThis.__tpDisarm = unhook;
+    // done ends the guard and gives what it saw, once.
+    const done = () => {
+      unhook();
+      if (el.__tpClick && el.__tpClick.st === st) delete el.__tpClick;
+      return st;
+    };
+    el.__tpClick = { st, done };
   };
   if (!el.isConnected) return { state: 'detached' };
   const target = el.nodeType === 1 ? el : el.parentElement;
@@ -45,13 +103,26 @@ async function (opts) {
     }
     return null;
   };
+  // opts.fp (an element by number, resolved in the walker's isolated
+  // world): the node must still show what the observation saw (observe.js
+  // keeps its fingerprint), else it is another item now (a list that
+  // re-renders its rows in place) and nothing is done to it.
+  const changed = () => {
+    const F = globalThis.__tpFP, of = globalThis.__tpFPof;
+    const was = opts.fp && F && of ? F.get(el) : undefined;
+    if (!was) return null;
+    const now = of(el);
+    return now[0] === was[0] ? null : { state: 'changed', was: was[1], now: now[1], tag: describe(target) };
+  };
   // opts.verify: the box an earlier call returned, checked again just
-  // before the mouse goes down (the element still there, and still the
-  // one receiving the pointer at opts.x, opts.y).
+  // before the mouse goes down (the element still there, showing the
+  // same, and still the one receiving the pointer at opts.x, opts.y).
   if (opts.verify) {
     if (moved(rect(), opts.verify)) return { state: 'unstable', tag: describe(target) };
-    return hitTest(opts.x, opts.y) || { state: 'ok', x: opts.x, y: opts.y };
+    return changed() || hitTest(opts.x, opts.y) || { state: 'ok', x: opts.x, y: opts.y };
   }
+  const ch = changed();
+  if (ch) return ch;
   if (opts.scroll !== false) target.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
   const style = getComputedStyle(target);
   const r1 = rect();
@@ -92,10 +163,7 @@ async function (opts) {
     const covered = hitTest(x, y);
     if (covered) return covered;
   }
-  if (opts.arm) {
-    el.__tpClicked = false;
-    el.addEventListener('click', () => { el.__tpClicked = true; }, { capture: true, once: true });
-  }
+  if (opts.arm) arm(target);
   const top = window === window.top && (!window.visualViewport || window.visualViewport.scale === 1);
   return { state: 'ok', x, y, box: r2, top, tag: describe(target) };
 }

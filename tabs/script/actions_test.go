@@ -666,3 +666,45 @@ func TestClickTargetJumps(t *testing.T) {
 		t.Fatalf("click on a moving button: %v (%s), want not_actionable, still moving", err, tabs.CodeOf(err))
 	}
 }
+
+// TestClickNumberRerendered: a number names a node, and a node that a list
+// re-rendered in place (now another item) is refused as stale, with what
+// it showed and shows; nothing is clicked.
+func TestClickNumberRerendered(t *testing.T) {
+	t.Parallel()
+	name := openAt(t, pages(t)+"/pages/rerender.html", tabs.OpenOptions{})
+	got := result(t, name, `
+const obs = await tab.observe();
+const bob = obs.elements.find(e => e.name === 'Remove Bob');
+await tab.evaluate(() => drop('Alice'));
+try { await tab.click(bob.id); return 'clicked'; } catch (e) { return e.code + ': ' + e.message; }`)
+	if !strings.HasPrefix(got, "stale_element: ") || !strings.Contains(got, `"Remove Bob"`) || !strings.Contains(got, `"Remove Carol"`) {
+		t.Fatalf("click on a re-rendered number: %s", got)
+	}
+	if log := result(t, name, `return JSON.stringify(await tab.evaluate(() => log))`); log != "[]" {
+		t.Fatalf("the page logged %s, want nothing clicked", log)
+	}
+	// After a new observation the same node is Remove Carol, and clicks.
+	result(t, name, `
+const obs = await tab.observe();
+await tab.click(obs.elements.find(e => e.name === 'Remove Carol').id);
+return 'ok'`)
+	if log := result(t, name, `return JSON.stringify(await tab.evaluate(() => log))`); log != `["Carol"]` {
+		t.Fatalf("the page logged %s, want [\"Carol\"]", log)
+	}
+}
+
+// TestClickGuard: an element that covers the target while the mouse is
+// down (here, shown on pointerdown) never gets the click's events: the
+// click fails naming it, and the page's listeners see nothing of it.
+func TestClickGuard(t *testing.T) {
+	t.Parallel()
+	name := openAt(t, pages(t)+"/pages/sneaky.html", tabs.OpenOptions{})
+	_, err := run(t, name, `await tab.click('#target')`, 10*time.Second)
+	if tabs.CodeOf(err) != tabs.CodeNotActionable || !strings.Contains(err.Error(), "button#decoy") {
+		t.Fatalf("click: %v (%s), want not_actionable naming button#decoy", err, tabs.CodeOf(err))
+	}
+	if log := result(t, name, `return JSON.stringify(await tab.evaluate(() => log))`); log != "[]" {
+		t.Fatalf("the page logged %s, want no event of the click", log)
+	}
+}
