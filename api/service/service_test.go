@@ -130,8 +130,11 @@ func TestErrorsAndProtocol(t *testing.T) {
 	if _, err := svc.Call(ctx, "open", json.RawMessage(`{"url": 5}`)); !errors.Is(err, api.ErrInvalidParams) {
 		t.Errorf("wrong type: %v", err)
 	}
-	if _, err := svc.Call(ctx, "open", json.RawMessage(`{"waitUntil": "load"}`)); !errors.Is(err, api.ErrInvalidParams) || !strings.Contains(err.Error(), "waitUntil") {
-		t.Errorf("unknown field: %v", err)
+	if _, err := svc.Call(ctx, "open", json.RawMessage(`{"waitUntil": "load"}`)); !errors.Is(err, api.ErrInvalidParams) || !strings.Contains(err.Error(), "waitUntil") || !strings.Contains(err.Error(), "wait_until") {
+		t.Errorf("unknown field (the error names it and the valid ones): %v", err)
+	}
+	if _, err := svc.Call(ctx, "fill", json.RawMessage(`{"target": "#q", "value": "x"}`)); !errors.Is(err, api.ErrInvalidParams) || !strings.Contains(err.Error(), "(the fields: name, timeout, target, text)") {
+		t.Errorf("unknown field of fill: %v", err)
 	}
 	res, err := svc.Call(ctx, "run", json.RawMessage(`{"name": "ghost", "code": "return 1"}`))
 	if err != nil || !res.IsError || res.ErrorOf().Code != api.NoSuchTab || res.ErrorOf().Hint == "" {
