@@ -205,7 +205,13 @@ func callError(ctx context.Context, method string, err error, wait time.Duration
 	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
 		return api.ErrorResult(api.Internal, "interrupted")
 	case errors.Is(err, client.ErrStart):
-		return api.ErrorResult(api.Internal, "start the daemon: "+err.Error())
+		r := api.ErrorResult(api.Internal, "start the daemon: "+err.Error())
+		// Retrying does not help a daemon that cannot start.
+		if info, ok := r.Details["error"].(api.ErrorInfo); ok {
+			info.Hint = "The daemon did not start; the end of its log, above, says why. Fix that, then run the command again."
+			r.Details["error"] = info
+		}
+		return r
 	}
 	return api.ErrorResult(api.Internal, err.Error())
 }

@@ -19,10 +19,15 @@ import (
 
 const envEngine = "TABPILOT_ENGINE"
 
+// envThinExec marks a process a thin client made: a thin client that
+// finds it set was started as the engine (TABPILOT_ENGINE names a thin
+// client), and stops rather than start itself again.
+const envThinExec = "TABPILOT_THIN_EXEC"
+
 // findEngine returns the engine binary's path.
 func findEngine() (string, error) {
-	if p := os.Getenv(envEngine); p != "" {
-		return p, nil
+	if os.Getenv(envThinExec) != "" {
+		return "", fmt.Errorf("$%s (or the tabpilot-engine next to the client) is a thin client too, not the engine: build the engine without the tag thin (make build)", envEngine)
 	}
 	self, err := os.Executable()
 	if err != nil {
@@ -30,6 +35,15 @@ func findEngine() (string, error) {
 	}
 	if r, err := filepath.EvalSymlinks(self); err == nil {
 		self = r
+	}
+	if p := os.Getenv(envEngine); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			return "", fmt.Errorf("the engine $%s=%s: %w", envEngine, p, err)
+		}
+		if r, err := filepath.EvalSymlinks(p); err == nil && r == self {
+			return "", fmt.Errorf("$%s=%s is this thin client, not the engine", envEngine, p)
+		}
+		return p, nil
 	}
 	p := filepath.Join(filepath.Dir(self), "tabpilot-engine")
 	if _, err := os.Stat(p); err != nil {
@@ -54,7 +68,7 @@ func engineExecutable() string {
 func (c *cli) execEngine(args ...string) int {
 	p, err := findEngine()
 	if err == nil {
-		err = syscall.Exec(p, append([]string{p}, args...), os.Environ())
+		err = syscall.Exec(p, append([]string{p}, args...), append(os.Environ(), envThinExec+"=1"))
 	}
 	fmt.Fprintf(c.stderr, "tabpilot %s: %v\n", args[0], err)
 	return exitFailed
@@ -69,7 +83,7 @@ func (c *cli) mcp(args []string) int    { return c.execEngine(append([]string{"m
 func (c *cli) modeCommand(name string) *command {
 	p, err := findEngine()
 	if err == nil {
-		err = syscall.Exec(p, []string{p, "help", name}, os.Environ())
+		err = syscall.Exec(p, []string{p, "help", name}, append(os.Environ(), envThinExec+"=1"))
 	}
 	return newCommand(name, "", "runs in the engine", fmt.Sprintf("tabpilot %s runs in the engine binary: %v.", name, err))
 }

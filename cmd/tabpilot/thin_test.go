@@ -58,7 +58,23 @@ func TestThinClient(t *testing.T) {
 		t.Errorf("serve without an engine: exit %d, stderr %q", code, stderr)
 	}
 	_, stderr, code = e.run("observe", "--session", "lone")
-	if code == 0 || !strings.Contains(stderr, "tabpilot-engine") {
+	if code == 0 || !strings.Contains(stderr, "tabpilot-engine") || strings.Contains(stderr, "retry") {
 		t.Errorf("observe without an engine: exit %d, stderr %q", code, stderr)
+	}
+	// A thin client named as the engine is refused, not started again and
+	// again.
+	e.vars = append(e.vars, "TABPILOT_ENGINE="+lone)
+	_, stderr, code = e.run("serve")
+	if code != exitFailed || !strings.Contains(stderr, "is this thin client") {
+		t.Errorf("serve with itself as the engine: exit %d, stderr %q", code, stderr)
+	}
+	other := filepath.Join(t.TempDir(), "other")
+	if b, err := os.ReadFile(lone); err != nil || os.WriteFile(other, b, 0o755) != nil {
+		t.Fatal("copy the thin client")
+	}
+	e.vars = append(e.vars, "TABPILOT_ENGINE="+other)
+	_, stderr, code = e.run("serve")
+	if code != exitFailed || !strings.Contains(stderr, "a thin client too") {
+		t.Errorf("serve with another thin client as the engine: exit %d, stderr %q", code, stderr)
 	}
 }
