@@ -103,9 +103,7 @@ func (t *Tab) Click(ctx context.Context, tg Target) (*ActionResult, error) {
 		res.Navigated = true
 		return res, nil
 	}
-	// The check ends the guard actionable.js armed, and takes what the
-	// element shows now as what was observed of it (the click may change
-	// its text, as a Follow button's).
+	// The check ends the guard actionable.js armed and reads what it saw.
 	var got *struct {
 		Got bool   `json:"got"`
 		By  string `json:"by"`
@@ -113,15 +111,13 @@ func (t *Tab) Click(ctx context.Context, tg Target) (*ActionResult, error) {
 	const check = `function(){
   const c = this.__tpClick;
   if (!c) return null;
-  const st = c.done();
-  if (globalThis.__tpFP && globalThis.__tpFP.has(this)) globalThis.__tpFP.set(this, globalThis.__tpFPof(this));
-  return st;
+  return c.done();
 }`
 	if err := t.callOn(ctx, el, check, &got); err == nil && got != nil && !got.Got && t.NavSeq() == nav {
 		if got.By != "" {
 			return nil, &Error{Code: CodeNotActionable, Msg: el.desc + " did not receive the click: " + got.By + " was on top of it at that moment, and tabpilot stopped the click from reaching it"}
 		}
-		return nil, &Error{Code: CodeNotActionable, Msg: el.desc + " did not receive the click (another element took it at that point)"}
+		return nil, &Error{Code: CodeNotActionable, Msg: el.desc + " did not receive the click event (a page listener stopped it before it got there, or another element took it)"}
 	}
 	res.Navigated = t.NavSeq() != nav
 	return res, nil
@@ -229,7 +225,6 @@ func (t *Tab) afterEdit(ctx context.Context, el *element, before, text, mode str
 	if text != "" && after == before {
 		return nil, &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("%s into %s had no effect: its text is still %q (a page script may reject or reset it)", mode, el.desc, trim(after, 80))}
 	}
-	t.refreshFP(ctx, el)
 	return res, nil
 }
 

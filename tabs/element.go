@@ -205,10 +205,6 @@ type actState struct {
 	Box []float64 `json:"box"`
 	// Top is true when X and Y are already top-level viewport CSS pixels.
 	Top bool `json:"top"`
-	// Was and Now are what a changed element showed when observed and
-	// shows now.
-	Was string `json:"was"`
-	Now string `json:"now"`
 }
 
 // callOn calls a function declaration on an element
@@ -269,14 +265,14 @@ func (t *Tab) actionable(ctx context.Context, el *element, o actOpts, wait time.
 	deadline := time.Now().Add(wait)
 	var st actState
 	for {
-		if err := t.callOn(ctx, el, actionableJS, &st, map[string]any{"enabled": o.enabled, "hitTest": o.hitTest, "arm": o.arm, "quick": o.quick, "fp": el.number > 0}); err != nil {
+		if err := t.callOn(ctx, el, actionableJS, &st, map[string]any{"enabled": o.enabled, "hitTest": o.hitTest, "arm": o.arm, "quick": o.quick}); err != nil {
 			return 0, 0, err
 		}
 		if st.State == "ok" {
 			break
 		}
-		if st.State == "detached" || st.State == "changed" {
-			return 0, 0, gone(el, &st)
+		if st.State == "detached" {
+			return 0, 0, gone(el)
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			return 0, 0, notActionable(el, &st)
@@ -316,36 +312,20 @@ func (t *Tab) verify(ctx context.Context, el *element) error {
 		return nil
 	}
 	var st actState
-	if err := t.callOn(ctx, el, actionableJS, &st, map[string]any{"verify": el.box, "x": el.fx, "y": el.fy, "fp": el.number > 0}); err != nil {
+	if err := t.callOn(ctx, el, actionableJS, &st, map[string]any{"verify": el.box, "x": el.fx, "y": el.fy}); err != nil {
 		return err
 	}
 	switch st.State {
 	case "ok":
 		return nil
-	case "detached", "changed":
-		return gone(el, &st)
+	case "detached":
+		return gone(el)
 	}
 	return notActionable(el, &st)
 }
 
-// refreshFP takes what an element by number shows now as what was
-// observed of it, after an action of its own changed it (a combobox shows
-// the picked option), so the next action on the number is not refused.
-func (t *Tab) refreshFP(ctx context.Context, el *element) {
-	if el.number == 0 {
-		return
-	}
-	const fn = `function(){ const F = globalThis.__tpFP; if (F && F.has(this)) F.set(this, globalThis.__tpFPof(this)); }`
-	_ = t.callOn(ctx, el, fn, nil)
-}
-
-// gone is the error for an element that was removed from the page, or (a
-// number) whose node shows something else than when it was observed.
-func gone(el *element, st *actState) error {
-	if st.State == "changed" {
-		return &Error{Code: CodeStaleElement, Err: ErrStale, Msg: fmt.Sprintf("element %d changed since it was observed: it showed %q, it shows %q now (the page re-rendered it); observe again",
-			el.number, trim(st.Was, 60), trim(st.Now, 60))}
-	}
+// gone is the error for an element that was removed from the page.
+func gone(el *element) error {
 	if el.number > 0 {
 		return &Error{Code: CodeStaleElement, Msg: fmt.Sprintf("element %d was removed from the page; observe again", el.number), Err: ErrStale}
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
@@ -161,18 +160,7 @@ func (t *Tab) resolveNumber(ctx context.Context, id int) (*element, error) {
 	if sess == nil {
 		return nil, &Error{Code: CodeStaleElement, Msg: fmt.Sprintf("element %d was in a frame that is gone; observe again", id), Err: ErrStale}
 	}
-	// In the walker's isolated world of its frame, where observe.js keeps
-	// what the node showed (actionable.js checks it) and the page cannot
-	// see what tabpilot puts on the node; else in the page's world.
-	var res dom.ResolveNodeResult
-	var err error
-	ctxID := t.worldOf(ref)
-	if ctxID != 0 {
-		res, err = cdp.Call(ctx, sess, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: ref.BackendNodeID, ExecutionContextID: ctxID})
-	}
-	if ctxID == 0 || (err != nil && ctx.Err() == nil) {
-		res, err = cdp.Call(ctx, sess, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: ref.BackendNodeID})
-	}
+	res, err := cdp.Call(ctx, sess, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: ref.BackendNodeID})
 	if err != nil && ctx.Err() != nil {
 		return nil, cdpErr("resolve element", err)
 	}
@@ -187,23 +175,6 @@ func (t *Tab) resolveNumber(ctx context.Context, id int) (*element, error) {
 	t.ob.lastActed = ref
 	t.ob.mu.Unlock()
 	return el, nil
-}
-
-// worldOf returns the execution context of the walker's isolated world
-// in a Ref's frame, or 0.
-func (t *Tab) worldOf(ref observe.Ref) runtime.ExecutionContextID {
-	sess := target.SessionID(ref.Session)
-	if ref.Session == "" {
-		sess = t.target.SessionID
-	}
-	t.ob.mu.Lock()
-	defer t.ob.mu.Unlock()
-	for k, w := range t.ob.worlds {
-		if k.frame == ref.FrameID && k.session == sess {
-			return w.ctxID
-		}
-	}
-	return 0
 }
 
 // sessionFor returns the CDP session of a Ref's frame: the page's target,

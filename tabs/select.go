@@ -85,11 +85,7 @@ func (t *Tab) Select(ctx context.Context, tg Target, values []string) (*SelectRe
 		}
 		return res, nil
 	}
-	res, err := t.selectWidget(ctx, el, values, deadline)
-	if err == nil {
-		t.refreshFP(ctx, el)
-	}
-	return res, err
+	return t.selectWidget(ctx, el, values, deadline)
 }
 
 func selectErr(el *element, r *selectReply) error {

@@ -1,7 +1,7 @@
 // actionable.js: the actionability check of DESIGN.md section 3, called on
 // an element with Runtime.callFunctionOn (this = the element). It scrolls
 // the element into view (nested scroll containers included), then reports
-// one state: "detached", "changed" (opts.fp), "hidden", "disabled",
+// one state: "detached", "hidden", "disabled",
 // "unstable", "covered" (with a description of the element that receives
 // the pointer at the centre), or "ok" with the centre point in the frame's
 // viewport coordinates (of the element's first box, as
@@ -103,26 +103,13 @@ async function (opts) {
     }
     return null;
   };
-  // opts.fp (an element by number, resolved in the walker's isolated
-  // world): the node must still show what the observation saw (observe.js
-  // keeps its fingerprint), else it is another item now (a list that
-  // re-renders its rows in place) and nothing is done to it.
-  const changed = () => {
-    const F = globalThis.__tpFP, of = globalThis.__tpFPof;
-    const was = opts.fp && F && of ? F.get(el) : undefined;
-    if (!was) return null;
-    const now = of(el);
-    return now[0] === was[0] ? null : { state: 'changed', was: was[1], now: now[1], tag: describe(target) };
-  };
   // opts.verify: the box an earlier call returned, checked again just
-  // before the mouse goes down (the element still there, showing the
-  // same, and still the one receiving the pointer at opts.x, opts.y).
+  // before the mouse goes down (the element still there, and still the
+  // one receiving the pointer at opts.x, opts.y).
   if (opts.verify) {
     if (moved(rect(), opts.verify)) return { state: 'unstable', tag: describe(target) };
-    return changed() || hitTest(opts.x, opts.y) || { state: 'ok', x: opts.x, y: opts.y };
+    return hitTest(opts.x, opts.y) || { state: 'ok', x: opts.x, y: opts.y };
   }
-  const ch = changed();
-  if (ch) return ch;
   if (opts.scroll !== false) target.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
   const style = getComputedStyle(target);
   const r1 = rect();

@@ -73,11 +73,6 @@ function (opts, anchor, ...clickables) {
     };
   }
   const els = G.els;
-  // The fingerprints of the elements given numbers (see fpOf), kept in this
-  // isolated world for actionable.js: an action by number refuses a node
-  // that no longer shows what was observed (a list re-rendered in place).
-  if (!globalThis.__tpFP) globalThis.__tpFP = new WeakMap();
-  globalThis.__tpFPof = fpOf;
   const all = !!opts.all;
   const clickSet = new Set(clickables);
   const MAXTXT = 400;
@@ -316,22 +311,6 @@ function (opts, anchor, ...clickables) {
     if (vt) return vt;
     if (el.isContentEditable || role === 'textbox' || role === 'searchbox') return el.innerText || el.textContent;
     return '';
-  }
-
-  // fpOf is what an element shows, cheaply: its tag and naming
-  // attributes, a link's target, and (but for fields, whose content is
-  // their value, and large containers) its first 200 characters of text.
-  // It returns [the fingerprint, the text to quote in a message].
-  function fpOf(el) {
-    const tag = el.localName;
-    const A = (n) => el.getAttribute(n) || '';
-    let t = '';
-    if (!/^(input|textarea|select)$/.test(tag) && !el.isContentEditable && el.childElementCount <= 50) {
-      t = (el.textContent || '').replace(/\s+/g, ' ').trim().slice(0, 200);
-    }
-    const v = tag === 'input' && /^(button|submit|reset)$/.test(el.type) ? el.value : '';
-    const shown = t || A('aria-label') || v || A('alt') || A('title') || A('placeholder');
-    return [[tag, A('role'), A('aria-label'), A('type'), v, A('alt'), A('title'), A('placeholder'), A('href'), t].join('\u0001'), shown];
   }
 
   function rectOf(r) {
@@ -695,7 +674,6 @@ function (opts, anchor, ...clickables) {
       flush();
       const it = { k: 'e', n: addNode(el), r: role };
       items.push(it);
-      globalThis.__tpFP.set(el, fpOf(el));
       ctxOf(it, st);
       if (st.ci !== undefined) it.ci = st.ci;
       if (el === anchor) it.an = 1;
