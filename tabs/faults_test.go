@@ -241,18 +241,7 @@ func TestConnected(t *testing.T) {
 	s := newSup(t)
 	ctx := context.Background()
 	endpoint := fmt.Sprintf("http://127.0.0.1:%d", port)
-	for i := 0; ; i++ {
-		pctx, cancel := context.WithTimeout(ctx, time.Second)
-		_, err := browser.ProbeVersion(pctx, endpoint)
-		cancel()
-		if err == nil {
-			break
-		}
-		if i > 300 {
-			t.Fatalf("the test browser did not come up: %v", err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	waitCDP(t, endpoint)
 	_, err := s.Open(ctx, tabs.OpenOptions{Name: "c", App: &tabs.App{CDPURL: endpoint, Target: "no-such-page"}})
 	if tabs.CodeOf(err) != "target_not_found" || !strings.Contains(err.Error(), "/next") {
 		t.Fatalf("missing target: %v, want target_not_found listing the pages", err)
@@ -314,3 +303,21 @@ type (
 	netListener = net.Listener
 	netTCPAddr  = net.TCPAddr
 )
+
+// waitCDP waits (up to about 30 s) until a browser answers /json/version
+// at endpoint, failing the test otherwise.
+func waitCDP(t *testing.T, endpoint string) {
+	t.Helper()
+	for i := 0; ; i++ {
+		pctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		_, err := browser.ProbeVersion(pctx, endpoint)
+		cancel()
+		if err == nil {
+			return
+		}
+		if i > 300 {
+			t.Fatalf("the test browser did not come up: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}

@@ -156,18 +156,7 @@ func startApp(t *testing.T, tokens ...string) (int, *exec.Cmd) {
 		cmd.Wait()
 	})
 	endpoint := fmt.Sprintf("http://127.0.0.1:%d", port)
-	for i := 0; ; i++ {
-		pctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		_, err := browser.ProbeVersion(pctx, endpoint)
-		cancel()
-		if err == nil {
-			break
-		}
-		if i > 300 {
-			t.Fatalf("the test browser did not come up: %v", err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	waitCDP(t, endpoint)
 	for _, tok := range tokens {
 		// /json/new opens a page (PUT since Chrome 111).
 		req, _ := http.NewRequest(http.MethodPut, endpoint+"/json/new?"+url.QueryEscape(srv.URL+"/form?"+tok), nil)
