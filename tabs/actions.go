@@ -56,7 +56,7 @@ func (t *Tab) Click(ctx context.Context, tg Target) (*ActionResult, error) {
 	// over with the waiting check.
 	o := actOpts{enabled: true, hitTest: true, arm: true, quick: true}
 	var el *element
-	var nav int
+	var nav navMark
 	var err error
 	for {
 		var x, y float64
@@ -64,7 +64,7 @@ func (t *Tab) Click(ctx context.Context, tg Target) (*ActionResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		nav = t.NavSeq()
+		nav = t.navMark()
 		err = t.blocking(ctx, func(ctx context.Context) error {
 			if err := t.mouse(ctx, input.DispatchMouseEventTypeMouseMoved, x, y, 0); err != nil {
 				return err
@@ -99,7 +99,7 @@ func (t *Tab) Click(ctx context.Context, tg Target) (*ActionResult, error) {
 		t.disarm(el)
 		return nil, cdpErr("click", err)
 	}
-	if t.NavSeq() != nav {
+	if t.NavSeq() != nav.seq {
 		res.Navigated = true
 		return res, nil
 	}
@@ -113,13 +113,13 @@ func (t *Tab) Click(ctx context.Context, tg Target) (*ActionResult, error) {
   if (!c) return null;
   return c.done();
 }`
-	if err := t.callOn(ctx, el, check, &got); err == nil && got != nil && !got.Got && t.NavSeq() == nav {
+	if err := t.callOn(ctx, el, check, &got); err == nil && got != nil && !got.Got && t.NavSeq() == nav.seq {
 		if got.By != "" {
 			return nil, &Error{Code: CodeNotActionable, Msg: el.desc + " did not receive the click: " + got.By + " was on top of it at that moment, and tabpilot stopped the click from reaching it"}
 		}
 		return nil, &Error{Code: CodeNotActionable, Msg: el.desc + " did not receive the click event (a page listener stopped it before it got there, or another element took it)"}
 	}
-	res.Navigated = t.NavSeq() != nav
+	res.Navigated = t.navigated(ctx, nav)
 	return res, nil
 }
 
@@ -404,7 +404,7 @@ func (t *Tab) Press(ctx context.Context, key string, tg *Target) (*ActionResult,
 		}
 		res.Target = el.desc
 	}
-	nav := t.NavSeq()
+	nav := t.navMark()
 	err = t.blocking(ctx, func(ctx context.Context) error {
 		return t.sendKey(ctx, k, mods)
 	})
@@ -416,7 +416,7 @@ func (t *Tab) Press(ctx context.Context, key string, tg *Target) (*ActionResult,
 	if err != nil {
 		return nil, cdpErr("press", err)
 	}
-	res.Navigated = t.NavSeq() != nav
+	res.Navigated = t.navigated(ctx, nav)
 	return res, nil
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
@@ -107,7 +106,7 @@ func (t *Tab) Drag(ctx context.Context, from, to DragEnd, steps int) (*ActionRes
 			return nil, &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("drag from %s to %s: the two do not fit in the viewport at once; scroll or use points", from, to)}
 		}
 	}
-	nav := t.NavSeq()
+	nav := t.navMark()
 	err := t.blocking(ctx, func(ctx context.Context) error {
 		_, err := chromedp.DragAndDropXY(fx, fy, tx, ty, steps)(ctx, t.target)
 		return err
@@ -121,7 +120,7 @@ func (t *Tab) Drag(ctx context.Context, from, to DragEnd, steps int) (*ActionRes
 	if err != nil {
 		return nil, cdpErr("drag", err)
 	}
-	res.Navigated = t.NavSeq() != nav
+	res.Navigated = t.navigated(ctx, nav)
 	return res, nil
 }
 
@@ -263,7 +262,7 @@ func (t *Tab) ClickAt(ctx context.Context, x, y float64, shot int) (*ClickAtResu
 	// Hit-test before clicking (DOM.getNodeForLocation), so the result says
 	// what the point landed on.
 	res.Element = t.hitTest(ctx, x, y)
-	nav := t.NavSeq()
+	nav := t.navMark()
 	err := t.blocking(ctx, func(ctx context.Context) error {
 		if err := t.mouse(ctx, input.DispatchMouseEventTypeMouseMoved, x, y, 0); err != nil {
 			return err
@@ -281,9 +280,7 @@ func (t *Tab) ClickAt(ctx context.Context, x, y float64, shot int) (*ClickAtResu
 	if err != nil {
 		return nil, cdpErr("clickAt", err)
 	}
-	// Give a navigation the click started a moment to commit.
-	sleepCtx(ctx, 50*time.Millisecond)
-	res.Navigated = t.NavSeq() != nav
+	res.Navigated = t.navigated(ctx, nav)
 	return res, nil
 }
 

@@ -58,13 +58,14 @@ type ObserveOptions struct {
 const observeLoadWait = 3 * time.Second
 
 // waitLoaded waits, at most limit and while ctx lives, until the top
-// document has fired load (Page.loadEventFired after Page.frameNavigated).
+// document has fired load (Page.loadEventFired after Page.frameNavigated)
+// and no top-level navigation is requested and uncommitted.
 // It never fails: an observation of a page still loading is still useful.
 func (t *Tab) waitLoaded(ctx context.Context, limit time.Duration) {
 	deadline := time.Now().Add(limit)
 	for time.Now().Before(deadline) {
 		t.evMu.Lock()
-		loading := t.loading && t.dialog == nil
+		loading := (t.loading || t.navPending) && t.dialog == nil
 		t.evMu.Unlock()
 		if !loading || !sleepCtx(ctx, 20*time.Millisecond) {
 			return

@@ -62,6 +62,8 @@ type Tab struct {
 	url, title string
 	navSeq     int  // top-level navigations seen
 	loading    bool // a top-level document committed and has not fired load
+	navReq     int  // top-level navigations requested (Page.frameRequestedNavigation)
+	navPending bool // one was requested and has neither committed nor stopped
 	dialog     *Dialog
 	dialogSig  chan struct{} // closed when a dialog opens
 	handled    []Dialog      // dialogs the policy handled, drained by runs
@@ -336,12 +338,31 @@ func (t *Tab) onEvent(ev any) {
 			t.url = ev.Frame.URL + ev.Frame.URLFragment
 			t.title = "" // the new document's is read on demand
 			t.loading = true
+			t.navPending = false
 			t.navSeq++
 			t.evMu.Unlock()
 			t.mu.Lock()
 			t.num.Reset()
 			t.lastObs = nil
 			t.mu.Unlock()
+		}
+	case *page.EventFrameRequestedNavigation:
+		// Emitted by the renderer as it starts the navigation, so before
+		// the reply to any later command on the session: an action can
+		// tell that it started one before the new document commits.
+		if ev.FrameID == cdp.FrameID(t.targetID) && ev.Disposition == page.ClientNavigationDispositionCurrentTab {
+			t.evMu.Lock()
+			t.navReq++
+			t.navPending = true
+			t.evMu.Unlock()
+		}
+	case *page.EventFrameStoppedLoading:
+		// A requested navigation that never commits (a 204, a download,
+		// one the page cancelled) ends here.
+		if ev.FrameID == cdp.FrameID(t.targetID) {
+			t.evMu.Lock()
+			t.navPending = false
+			t.evMu.Unlock()
 		}
 	case *page.EventLoadEventFired:
 		t.evMu.Lock()
@@ -350,6 +371,9 @@ func (t *Tab) onEvent(ev any) {
 	case *page.EventNavigatedWithinDocument:
 		t.evMu.Lock()
 		t.url = ev.URL
+		if ev.FrameID == cdp.FrameID(t.targetID) {
+			t.navPending = false
+		}
 		t.evMu.Unlock()
 	case *inspector.EventTargetCrashed:
 		t.evMu.Lock()
@@ -767,6 +791,45 @@ func (t *Tab) NavSeq() int {
 	t.evMu.Lock()
 	defer t.evMu.Unlock()
 	return t.navSeq
+}
+
+// navMark is where an action starts: the counts of top-level navigations
+// committed and requested.
+type navMark struct{ seq, req int }
+
+func (t *Tab) navMark() navMark {
+	t.evMu.Lock()
+	defer t.evMu.Unlock()
+	return navMark{t.navSeq, t.navReq}
+}
+
+// navCommitWait bounds how long an action that requested a top-level
+// navigation waits for the new document to commit.
+const navCommitWait = 5 * time.Second
+
+// navigated reports whether a top-level navigation started since m. When
+// one was requested (Page.frameRequestedNavigation) but has not committed
+// yet, it waits, at most navCommitWait and while ctx lives, for the commit
+// (Page.frameNavigated) or for the navigation to end without one, so that
+// what follows the action (an observation, a number) reads the new
+// document, as Playwright's actions wait for the navigations they start.
+// A navigation still in flight at the limit counts as started.
+func (t *Tab) navigated(ctx context.Context, m navMark) bool {
+	deadline := time.Now().Add(navCommitWait)
+	for {
+		t.evMu.Lock()
+		seq, req, pending, dialog := t.navSeq, t.navReq, t.navPending, t.dialog != nil
+		t.evMu.Unlock()
+		if seq != m.seq {
+			return true
+		}
+		if req == m.req || !pending {
+			return false
+		}
+		if dialog || time.Now().After(deadline) || !sleepCtx(ctx, 10*time.Millisecond) {
+			return true
+		}
+	}
 }
 
 // Target returns the tab's CDP session (for raw CDP: cdp.send).

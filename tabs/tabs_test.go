@@ -2,6 +2,7 @@ package tabs_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -47,6 +48,9 @@ func TestMain(m *testing.M) {
 		fmt.Fprint(w, `<!doctype html><title>To frame</title><a id=go href="/withframe">Go</a>`)
 	})
 	mux.HandleFunc("/withframe", func(w http.ResponseWriter, r *http.Request) {
+		// A slow response: the click returns before the new document
+		// commits unless it waits for the navigation it started.
+		time.Sleep(400 * time.Millisecond)
 		fmt.Fprint(w, `<!doctype html><title>With frame</title><p>outer</p><iframe src="/slowinner"></iframe>`)
 	})
 	mux.HandleFunc("/slowinner", func(w http.ResponseWriter, r *http.Request) {
@@ -389,7 +393,50 @@ func TestDialogs(t *testing.T) {
 	}
 }
 
-// An observation right after a click that navigated waits for the new
+// Enter on a link and a click at a point report the navigation they start
+// even though nothing after them waits on the page: the action waits for
+// the requested navigation (Page.frameRequestedNavigation) to commit.
+func TestPressAndClickAtWaitForTheNavigationTheyStart(t *testing.T) {
+	t.Parallel()
+	tab := open(t, "/toframe")
+	err := run(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
+		res, err := tb.Press(ctx, "Enter", &tabs.Target{Selector: "#go"})
+		if err != nil {
+			return err
+		}
+		if !res.Navigated {
+			t.Errorf("press did not report the navigation")
+		}
+		if u := tb.URL(ctx); !strings.HasSuffix(u, "/withframe") {
+			t.Errorf("url after press = %q", u)
+		}
+		if _, err := tb.Goto(ctx, srv.URL+"/toframe", "load"); err != nil {
+			return err
+		}
+		raw, err := tb.Evaluate(ctx, `() => { const r = document.querySelector('#go').getBoundingClientRect(); return [r.x + r.width/2, r.y + r.height/2]; }`, nil)
+		if err != nil {
+			return err
+		}
+		var box []float64
+		if err := json.Unmarshal(raw, &box); err != nil {
+			return err
+		}
+		at, err := tb.ClickAt(ctx, box[0], box[1], 0)
+		if err != nil {
+			return err
+		}
+		if !at.Navigated {
+			t.Errorf("clickAt did not report the navigation")
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A click that starts a navigation reports it even when the server is slow
+// to answer, and an observation right after it waits for the new
 // document's load, so a frame that loads slowly is in it.
 func TestObserveAfterNavigatingClickWaitsForLoad(t *testing.T) {
 	t.Parallel()
