@@ -13,6 +13,8 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp/kb"
+	"github.com/dop251/goja/ast"
+	"github.com/dop251/goja/parser"
 )
 
 // ActionResult reports what an action did.
@@ -459,25 +461,26 @@ func (t *Tab) WaitFor(ctx context.Context, tg Target) (*ActionResult, error) {
 	}
 }
 
-// Evaluate runs a function (its source text) in the page with JSON
-// arguments, or an expression when fnSource is not a function, awaiting a
-// returned promise (Runtime.evaluate, returnByValue). It returns the
-// JSON-serialisable result. Errors: script_error with the page's exception.
+// Evaluate runs JavaScript source in the page's main world and returns its
+// JSON-serialisable result, awaiting a returned promise (Runtime.evaluate,
+// returnByValue). The source is one of:
+//   - an expression whose value is a function ("(a, b) => a + b",
+//     "function () {…}", "async x => …"): it is called with args, each
+//     passed as JSON;
+//   - any other expression ("document.title", "(() => 1)()"): its value;
+//   - statements ("let a = 1; a + 1"): the completion value, as the
+//     console gives it.
+//
+// The source is told apart by parsing it (goja's ECMAScript parser), not
+// by how it starts. Errors: script_error with the page's exception;
+// bad_request for arguments that are not JSON-serialisable.
 func (t *Tab) Evaluate(ctx context.Context, fnSource string, args []any) (json.RawMessage, error) {
-	expr := fnSource
-	src := strings.TrimSpace(fnSource)
-	if looksLikeFunction(src) {
-		a, err := json.Marshal(args)
-		if err != nil {
-			return nil, Errorf(CodeBadRequest, "evaluate: arguments are not JSON-serialisable: %v", err)
-		}
-		if args == nil {
-			a = []byte("[]")
-		}
-		expr = fmt.Sprintf("(%s)(...%s)", src, a)
+	expr, err := evalExpression(fnSource, args)
+	if err != nil {
+		return nil, err
 	}
 	var res runtime.EvaluateResult
-	err := t.blocking(ctx, func(ctx context.Context) error {
+	err = t.blocking(ctx, func(ctx context.Context) error {
 		var err error
 		res, err = cdp.Call(ctx, t.target, runtime.Evaluate, runtime.EvaluateParams{
 			Expression: expr, ReturnByValue: new(true), AwaitPromise: new(true), UserGesture: new(true),
@@ -496,9 +499,52 @@ func (t *Tab) Evaluate(ctx context.Context, fnSource string, args []any) (json.R
 	return json.RawMessage(res.Result.Value), nil
 }
 
-func looksLikeFunction(s string) bool {
-	return strings.HasPrefix(s, "function") || strings.HasPrefix(s, "async ") || strings.HasPrefix(s, "(") && strings.Contains(s, "=>") ||
-		(strings.Contains(s, "=>") && !strings.ContainsAny(strings.SplitN(s, "=>", 2)[0], ";{}"))
+// evalExpression is the expression Evaluate sends for src and args,
+// decided by parsing src with goja's ECMAScript parser:
+//   - a function expression is called with args: (src)(...args);
+//   - another expression is its value, in an async arrow so that it may
+//     await;
+//   - statements are sent as they are, and args are an error;
+//   - source the parser refuses is left to the page's parser, called
+//     with args when there are any (goja may lag V8 on new syntax).
+//
+// The source keeps its first line, so the line numbers of the page's
+// exceptions are the caller's.
+func evalExpression(src string, args []any) (string, error) {
+	a := []byte("[]")
+	if args != nil {
+		var err error
+		if a, err = json.Marshal(args); err != nil {
+			return "", Errorf(CodeBadRequest, "evaluate: arguments are not JSON-serialisable: %v", err)
+		}
+	}
+	kind := "unknown"
+	if prog, err := parser.ParseFile(nil, "", "(async () => (\n"+src+"\n))", 0); err == nil {
+		kind = "expression"
+		if len(prog.Body) == 1 {
+			if st, ok := prog.Body[0].(*ast.ExpressionStatement); ok {
+				if fn, ok := st.Expression.(*ast.ArrowFunctionLiteral); ok {
+					if b, ok := fn.Body.(*ast.ExpressionBody); ok {
+						switch b.Expression.(type) {
+						case *ast.FunctionLiteral, *ast.ArrowFunctionLiteral:
+							kind = "function"
+						}
+					}
+				}
+			}
+		}
+	} else if _, err := parser.ParseFile(nil, "", src, 0); err == nil {
+		kind = "statements"
+	}
+	switch {
+	case kind == "function" || kind == "unknown" && len(args) > 0:
+		return fmt.Sprintf("(%s\n)(...%s)", src, a), nil
+	case len(args) > 0:
+		return "", Errorf(CodeBadRequest, "evaluate: %d argument(s) given, but the source is not a function; give one such as (a, b) => …", len(args))
+	case kind == "expression":
+		return fmt.Sprintf("(async () => (%s\n))()", src), nil
+	}
+	return src, nil
 }
 
 func asError(err error, target **Error) bool {

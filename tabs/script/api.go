@@ -420,9 +420,6 @@ func (s *Script) setup(vm *goja.Runtime) error {
 			}
 			args = append(args, json.RawMessage(js))
 		}
-		if _, isFn := goja.AssertFunction(c.Argument(0)); !isFn && len(args) > 0 {
-			return s.reject(tabs.Errorf(tabs.CodeBadRequest, "evaluate: arguments need a function as the first argument"))
-		}
 		return s.async(s.audited("evaluate", "", src, func(ctx context.Context) (any, error) { return t.Evaluate(ctx, src, args) }))
 	})
 	method("screenshot", func(c goja.FunctionCall) goja.Value {

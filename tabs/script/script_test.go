@@ -191,6 +191,35 @@ return [u.searchParams.get('a'), enc.length, dec, b, fired, browser.kind, tab.na
 	}
 }
 
+// evaluate tells a function, an expression and statements apart by
+// parsing the source, not by how it starts: an immediately invoked arrow
+// is an expression, and an identifier that begins with "function" is not
+// a function.
+func TestEvaluateSourceKinds(t *testing.T) {
+	t.Parallel()
+	out, err := runCode(t, `
+const r = [];
+r.push(await tab.evaluate("(() => 6 * 7)()"));
+r.push(await tab.evaluate("(a, b) => a + b", 2, 3));
+r.push(await tab.evaluate("function (x) { return x + '!' }", "hi"));
+r.push(await tab.evaluate("async x => x * 2", 4));
+r.push(await tab.evaluate("window.functionsList = [1, 2]; functionsList.length"));
+r.push(await tab.evaluate("functionsList.length"));
+r.push(await tab.evaluate("await Promise.resolve('later')"));
+r.push(await tab.evaluate("({a: 1})"));
+r.push(await tab.evaluate("let q = 5; q + 1"));
+try { await tab.evaluate("document.title", 1); } catch (e) { r.push(e.code); }
+return JSON.stringify(r);
+`, 20*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `[42,5,"hi!",8,2,2,"later",{"a":1},6,"bad_request"]`
+	if got := texts(out); len(got) != 1 || got[0] != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}
+
 // goja's toString drops the closing parentheses of an arrow function with a
 // parenthesised body; evaluate repairs the text before the page parses it.
 func TestEvaluateParenthesisedArrow(t *testing.T) {
