@@ -19,6 +19,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -175,7 +177,7 @@ func (s *Script) Run(ctx context.Context, t *tabs.Tab) error {
 			finish(result{err: err})
 			return
 		}
-		fn, err := vm.RunString("(async () => {\n" + s.code + "\n})")
+		fn, err := vm.RunScript("run", codePrefix+s.code+"\n})")
 		if err != nil {
 			finish(result{err: s.jsErr(vm, err)})
 			return
@@ -233,6 +235,30 @@ func (s *Script) Run(ctx context.Context, t *tabs.Tab) error {
 	return r.err
 }
 
+// codePrefix opens the async function a run's code is the body of. It
+// adds no line, so a position in the code is the caller's line; on the
+// first line, positionText takes its length off the column.
+const codePrefix = "(async () => {"
+
+// goPos matches a position goja gives in the code: "run:2:6(4)" in a stack
+// frame (the last number is a bytecode offset) and "run: Line 2:6" in a
+// syntax error.
+var goPos = regexp.MustCompile(`run:(?: Line )?(\d+):(\d+)(?:\(\d+\))?`)
+
+// positionText rewrites goja's positions in msg as "line L:C" of the
+// caller's code.
+func positionText(msg string) string {
+	return goPos.ReplaceAllStringFunc(msg, func(m string) string {
+		g := goPos.FindStringSubmatch(m)
+		line, _ := strconv.Atoi(g[1])
+		col, _ := strconv.Atoi(g[2])
+		if line == 1 && col > len(codePrefix) {
+			col -= len(codePrefix)
+		}
+		return fmt.Sprintf("line %d:%d", line, col)
+	})
+}
+
 // jsErr converts an error from goja (a thrown value or an interrupt).
 func (s *Script) jsErr(vm *goja.Runtime, err error) error {
 	var ie *goja.InterruptedError
@@ -243,7 +269,7 @@ func (s *Script) jsErr(vm *goja.Runtime, err error) error {
 	if errors.As(err, &ex) {
 		return s.rejection(vm, ex.Value())
 	}
-	return &tabs.Error{Code: tabs.CodeScriptError, Msg: err.Error()}
+	return &tabs.Error{Code: tabs.CodeScriptError, Msg: positionText(err.Error())}
 }
 
 // rejection maps a thrown value to a coded error: a tab error keeps its
@@ -274,13 +300,16 @@ func (s *Script) rejection(vm *goja.Runtime, v goja.Value) error {
 		if n := o.Get("name"); n != nil && !goja.IsUndefined(n) {
 			name = n.String()
 		}
+		if name == "SyntaxError" {
+			msg = positionText(msg)
+		}
 		if name != "" && name != "Error" && !strings.HasPrefix(msg, name) {
 			msg = name + ": " + msg
 		}
 		if st := o.Get("stack"); st != nil && !goja.IsUndefined(st) {
 			if lines := strings.Split(st.String(), "\n"); len(lines) > 1 {
 				if at := strings.TrimSpace(lines[1]); at != "" {
-					msg += " (" + strings.TrimPrefix(at, "at ") + ")"
+					msg += " (" + positionText(strings.TrimPrefix(at, "at ")) + ")"
 				}
 			}
 		}

@@ -237,3 +237,20 @@ return JSON.stringify([a, b, c]);
 		t.Fatalf("got %q", got)
 	}
 }
+
+// An error names the line and column in the caller's code, not in the
+// function tabpilot wraps it in.
+func TestScriptErrorPositions(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ code, want string }{
+		{"const a = 1;\nnull.x;", "(line 2:6)"},
+		{"const a = 1;\nconst b = ;", "SyntaxError: line 2:11 Unexpected token"},
+		{"throw new Error('boom')", "boom (line 1:7)"},
+	}
+	for _, c := range cases {
+		_, err := runCode(t, c.code, 10*time.Second)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want it to contain %q", c.code, err, c.want)
+		}
+	}
+}
