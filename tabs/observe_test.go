@@ -331,6 +331,45 @@ func TestObserveClickables(t *testing.T) {
 	}
 }
 
+// Empty contenteditable editors are numbered (one walked as a possible
+// shadow host too used to lose its backend node id), named by a label or
+// a rich-text editor's data-placeholder, and can be typed into by number.
+func TestObserveEmptyEditors(t *testing.T) {
+	t.Parallel()
+	s := obsServer(t)
+	tab := obsOpen(t, s.URL+"/o/editors.html")
+	obs := obsObserve(t, tab, tabs.ObserveOptions{})
+	var boxes []observe.Element
+	for _, e := range obs.Elements {
+		if e.Role == "textbox" {
+			boxes = append(boxes, e)
+		}
+	}
+	if len(boxes) != 6 {
+		t.Fatalf("%d textboxes, want 6:\n%s", len(boxes), obs.Text())
+	}
+	for _, e := range boxes {
+		if e.ID == 0 {
+			t.Errorf("textbox %q has no number:\n%s", e.Name, obs.Text())
+		}
+	}
+	obsOne(t, obs, "textbox", "Body")
+	obsOne(t, obs, "textbox", "Reply")
+	obsOne(t, obs, "textbox", "Write a note")
+	err := obsDo(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
+		_, err := tb.Type(ctx, tabs.Target{ID: boxes[0].ID}, "hello")
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got string
+	obsEval(t, tab, "document.getElementById('plain').textContent", &got)
+	if got != "hello" {
+		t.Fatalf("typed into #plain: %q", got)
+	}
+}
+
 // TestObserveListenersChange: the nodes with click listeners are kept from
 // one observation to the next; one that gains a listener is listed, and a
 // removed one is not.

@@ -64,11 +64,12 @@ function (opts, anchor, ...clickables) {
   const win = doc.defaultView;
   let G = globalThis.__tpObs;
   if (!G || !opts.sub) {
-    G = globalThis.__tpObs = { els: [] };
+    G = globalThis.__tpObs = { els: [], idx: new Map() };
     // pick returns the nodes of the items, and lets the rest go.
     G.pick = (ix) => {
       const out = ix.map((i) => G.els[i]);
       G.els.length = 0;
+      G.idx.clear();
       return out;
     };
   }
@@ -262,6 +263,13 @@ function (opts, anchor, ...clickables) {
     if (role === 'textbox' || role === 'searchbox' || role === 'combobox') {
       n = el.getAttribute('placeholder') || el.getAttribute('aria-placeholder');
       if (n && n.trim()) return clean(n);
+      if (el.isContentEditable) {
+        // Rich-text editors show their placeholder from data-placeholder,
+        // on the editable (Quill) or on its empty first block (ProseMirror).
+        const c = el.firstElementChild;
+        n = el.getAttribute('data-placeholder') || (c && c.getAttribute('data-placeholder'));
+        if (n && n.trim()) return clean(n);
+      }
     }
     return '';
   }
@@ -345,9 +353,17 @@ function (opts, anchor, ...clickables) {
     let curFrame = 0;
     const frames = [];
 
+    // addNode gives a node its index in els; items of the same node (an
+    // empty editable that may also be a shadow host) share it, since a
+    // node the result holds twice is serialized once, with its backend
+    // node id, and then as a reference without one.
     function addNode(node) {
-      els.push(node);
-      return els.length - 1;
+      let i = G.idx.get(node);
+      if (i === undefined) {
+        i = els.push(node) - 1;
+        G.idx.set(node, i);
+      }
+      return i;
     }
 
     // joinText joins buf[from:] skipping OFF..ON ranges.
@@ -764,10 +780,13 @@ function (opts, anchor, ...clickables) {
     let numbered = 0;
     for (const it of items) if (it.k === 'e' || ((it.k === 'h' || it.k === 'd') && all)) numbered++;
     const refs = opts.refs && numbered <= opts.refs;
+    const sent = new Set();
     items.forEach((it, i) => {
+      if (sent.has(it.n)) return;
       if (it.k === 'f' || it.k === 's' || it.k === 'm' || (refs && (it.k === 'e' || ((it.k === 'h' || it.k === 'd') && all)))) {
         ni.push(i);
         nodes.push(els[it.n]);
+        sent.add(it.n);
       }
     });
     const se = doc.scrollingElement || doc.documentElement;
