@@ -140,7 +140,7 @@ func (t *Tab) Observe(ctx context.Context, o ObserveOptions) (*observe.Observati
 		return nil, Errorf(CodeBadRequest, "invalid since %q: use \"last\"", o.Since)
 	}
 	if d := t.PendingDialog(); d != nil {
-		return nil, &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("a %s dialog is open (%q); handle it with tab.acceptDialog() or tab.dismissDialog() before observing", d.Type, d.Message)}
+		return nil, dialogBlocked(d, "be observed")
 	}
 	t.waitLoaded(ctx, observeLoadWait)
 	t.observeSetup()

@@ -755,9 +755,18 @@ func (t *Tab) evalJSON(ctx context.Context, expr string, out any) error {
 func evalErr(err error) error {
 	var dpe *dialogPendingError
 	if asDialog(err, &dpe) {
-		return &Error{Code: CodeNotActionable, Msg: "the page is blocked by a " + dpe.Error() + "; handle it with tab.acceptDialog() or tab.dismissDialog()"}
+		return dialogBlocked(dpe.d, "be acted on")
 	}
 	return cdpErr("evaluate", err)
+}
+
+// dialogHint says how to answer a pending JavaScript dialog.
+const dialogHint = "Answer the dialog first: tab.acceptDialog(text?) or tab.dismissDialog() in a run (CLI: tabpilot run -e 'await tab.acceptDialog()'), or open the tab with a dialog policy (dialogs: accept or dismiss)."
+
+// dialogBlocked is the not_actionable error of an action (what it could
+// not do: "act", "observe") that a pending JavaScript dialog blocks.
+func dialogBlocked(d *Dialog, doing string) *Error {
+	return &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("a %s dialog is open (%q), and the page cannot %s until it is answered", d.Type, d.Message, doing), Hint: dialogHint}
 }
 
 func exceptionText(d *runtime.ExceptionDetails) string {

@@ -3,6 +3,7 @@ package tabs_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -363,6 +364,12 @@ func TestDialogs(t *testing.T) {
 		}
 		if _, err := tb.Observe(ctx, tabs.ObserveOptions{}); tabs.CodeOf(err) != tabs.CodeNotActionable {
 			return fmt.Errorf("observe with a dialog: %v", err)
+		}
+		// A second click is refused at once, with how to answer the dialog.
+		_, err = tb.Click(ctx, tabs.Target{Selector: "#b"})
+		var te *tabs.Error
+		if !errors.As(err, &te) || te.Code != tabs.CodeNotActionable || !strings.Contains(te.Msg, `confirm dialog is open ("sure?")`) || !strings.Contains(te.Hint, "tab.acceptDialog") {
+			return fmt.Errorf("click with a dialog: %#v", err)
 		}
 		return tb.HandleDialog(ctx, true, nil)
 	})
