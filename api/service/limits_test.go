@@ -153,3 +153,43 @@ func TestRunBudget(t *testing.T) {
 		t.Errorf("unbounded budget: %v, %v", left, err)
 	}
 }
+
+// SweepTemp removes tabpilot's own old files and nothing else.
+func TestSweepTemp(t *testing.T) {
+	dir := t.TempDir()
+	old := time.Now().Add(-25 * time.Hour)
+	files := map[string]bool{ // name → removed
+		"tabpilot-result-1.txt":        true,
+		"tabpilot-observation-2.json":  true,
+		"tabpilot-screenshot-3.jpg":    true,
+		"tabpilot-screenshot-4.png":    false, // new
+		"notes.txt":                    false, // not tabpilot's
+		"tabpilot-observation-5.jsonl": false, // another name
+	}
+	for name, removed := range files {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if removed || name != "tabpilot-screenshot-4.png" {
+			if err := os.Chtimes(p, old, old); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, "tabpilot-screenshot-dir"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if n := service.SweepTemp(dir, service.DefaultTempAge); n != 3 {
+		t.Errorf("removed %d files, want 3", n)
+	}
+	for name, removed := range files {
+		_, err := os.Stat(filepath.Join(dir, name))
+		if gone := os.IsNotExist(err); gone != removed {
+			t.Errorf("%s: removed %v, want %v", name, gone, removed)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "tabpilot-screenshot-dir")); err != nil {
+		t.Errorf("the directory was removed: %v", err)
+	}
+}

@@ -76,6 +76,11 @@ func (c *config) startService(ctx context.Context, log *slog.Logger, stateDir st
 		opts.Audit = a
 	}
 	svc = service.New(opts)
+	go func() {
+		if n := service.SweepTemp("", service.DefaultTempAge); n > 0 {
+			log.Info("removed old temporary files", "count", n, "dir", os.TempDir())
+		}
+	}()
 	stop = func(ctx context.Context) error {
 		err := svc.Shutdown(ctx)
 		if opts.Audit != nil {
