@@ -11,7 +11,10 @@
 // an invalid request or an over-long line, -32601 for an unknown method,
 // -32602 for params of the wrong shape or types, -32603 for internal faults.
 // Batches (a JSON array of requests) are answered with an array. The
-// notification $/cancelRequest {"id": ID} cancels a request in flight.
+// notification $/cancelRequest {"id": ID} cancels a request in flight; if
+// the request then fails, its answer is the error -32800 (RequestCancelled,
+// as in the Language Server Protocol), and a result it finished with is
+// kept.
 //
 // The package imports no CDP stack: clients can use it alone.
 package rpc

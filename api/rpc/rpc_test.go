@@ -57,6 +57,9 @@ func (h *testHandler) Call(ctx context.Context, method string, params json.RawMe
 			h.once.Do(func() { close(h.cancelled) })
 		}
 		return &api.Result{Content: []api.Content{api.TextContent("cancelled")}}, nil
+	case "blockfail":
+		<-ctx.Done()
+		return api.ErrorResult(api.Timeout, "run stopped: "+context.Cause(ctx).Error()), nil
 	case "barrier":
 		h.barrier.Done()
 		h.barrier.Wait()
@@ -524,6 +527,20 @@ func TestClientConcurrentCalls(t *testing.T) {
 	res, err = c.Call(ctx, "fail", nil)
 	if err != nil || !res.IsError || res.ErrorOf().Code != api.ElementNotFound {
 		t.Fatalf("fail = %+v, %v", res, err)
+	}
+}
+
+// A request the client cancels, and that fails because of it, is answered
+// with the JSON-RPC error RequestCancelled (-32800), not a timeout result.
+func TestCancelRequestAnswersRequestCancelled(t *testing.T) {
+	lines := serveString(t, `{"jsonrpc":"2.0","id":7,"method":"blockfail"}`+"\n"+
+		`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":7}}`+"\n", &testHandler{}, nil)
+	if len(lines) != 1 {
+		t.Fatalf("responses %q", lines)
+	}
+	r := decodeResp(t, lines[0])
+	if r.Error == nil || r.Error.Code != CodeRequestCancelled || !strings.Contains(r.Error.Message, "$/cancelRequest") {
+		t.Fatalf("response %s, want error %d", lines[0], CodeRequestCancelled)
 	}
 }
 

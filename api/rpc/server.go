@@ -60,6 +60,10 @@ type ServerOptions struct {
 // flight is a request in flight.
 type flight struct{ cancel context.CancelFunc }
 
+// errClientCancelled is the cause of a request context that the client
+// ended with $/cancelRequest.
+var errClientCancelled = errors.New("cancelled by the client ($/cancelRequest)")
+
 type server struct {
 	h    Handler
 	opts ServerOptions
@@ -307,8 +311,9 @@ func (s *server) begin(ctx context.Context, req *Request) (rctx context.Context,
 	if !req.IsNotification() {
 		key = string(req.ID)
 	}
-	rctx, cancel := context.WithCancel(ctx)
-	f := &flight{cancel: cancel}
+	rctx, cancelCause := context.WithCancelCause(ctx)
+	cancel := func() { cancelCause(nil) }
+	f := &flight{cancel: func() { cancelCause(errClientCancelled) }}
 	if key != "" {
 		s.inflight[key] = f // a duplicate id in flight: the newest wins
 	}
@@ -363,6 +368,17 @@ func (s *server) handle(rctx context.Context, req *Request) (resp *Response) {
 			s.log.Debug("rpc: notification failed", "method", req.Method, "err", err)
 		}
 		return nil
+	}
+	if (err != nil || res == nil || res.IsError) && errors.Is(context.Cause(rctx), errClientCancelled) {
+		// The client asked for the end: a failure that follows from it
+		// is the cancellation (the LSP's RequestCancelled), not a timeout.
+		msg := "request cancelled"
+		if res != nil {
+			if e := res.ErrorOf(); e != nil && e.Message != "" {
+				msg += ": " + e.Message
+			}
+		}
+		return errorResponse(req.ID, CodeRequestCancelled, msg)
 	}
 	if err != nil {
 		return &Response{JSONRPC: Version, ID: req.ID, Error: errorFor(err)}
