@@ -27,6 +27,9 @@ type ActionResult struct {
 	Dialog *Dialog `json:"dialog,omitempty"`
 	// Navigated is true when the action started a top-level navigation.
 	Navigated bool `json:"navigated,omitempty"`
+	// Note tells what the page did that the caller may not expect, such
+	// as reformatting the text a fill put in.
+	Note string `json:"note,omitempty"`
 }
 
 func (t *Tab) mouse(ctx context.Context, typ input.DispatchMouseEventType, x, y float64, clicks int64) error {
@@ -309,8 +312,16 @@ func (t *Tab) Fill(ctx context.Context, tg Target, value string) (*ActionResult,
 	if err != nil || res.Value == nil {
 		return res, err
 	}
-	if norm(*res.Value) != norm(value) {
-		return nil, &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("fill %s had no effect as asked: its text is %q, not %q (a page script may reject or reformat it)", el.desc, trim(*res.Value, 80), trim(value, 80))}
+	// A page may reformat what it is given (a phone or card mask): that
+	// is the fill taking effect. It failed only when the field kept its
+	// old text, or was emptied.
+	after := norm(*res.Value)
+	switch {
+	case after == norm(value):
+	case after == norm(before) || after == "":
+		return nil, &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("fill %s had no effect: its text is %q, not %q (a page script may reject it)", el.desc, trim(*res.Value, 80), trim(value, 80))}
+	default:
+		res.Note = fmt.Sprintf("the page changed the text to %q", trim(*res.Value, 80))
 	}
 	return res, nil
 }

@@ -646,6 +646,10 @@ func (s *Service) Act(ctx context.Context, method string, r *api.ActRequest) *ap
 		if res.Value != nil {
 			details["value"] = *res.Value
 		}
+		if res.Note != "" {
+			text += "; " + res.Note
+			details["note"] = res.Note
+		}
 	}
 	return &api.Result{Content: []api.Content{api.TextContent(text)}, Details: details}
 }

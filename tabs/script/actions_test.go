@@ -281,6 +281,12 @@ func TestEditorsKeepTypedText(t *testing.T) {
 	if tabs.CodeOf(err) != tabs.CodeNotActionable {
 		t.Fatalf("fill a rejecting field: %v", err)
 	}
+	// A field that reformats what it is given took the fill: the result
+	// says what the page made of it.
+	got := result(t, name, `const r = await tab.fill('#phone', '5551234567'); return r.value + '|' + r.note`)
+	if got != `(555) 123-4567|the page changed the text to "(555) 123-4567"` {
+		t.Fatalf("fill a formatting field: %q", got)
+	}
 }
 
 func TestNestedScrollForm(t *testing.T) {
