@@ -265,6 +265,26 @@ func TestObserveFrames(t *testing.T) {
 	}
 }
 
+// Two iframes of the same URL are two frames: their elements carry
+// different labels, and each number acts in its own frame.
+func TestObserveTwinFrames(t *testing.T) {
+	t.Parallel()
+	s := obsServer(t)
+	tab := obsOpen(t, s.URL+"/o/twins.html")
+	obs := obsObserve(t, tab, tabs.ObserveOptions{})
+	likes := obsFind(obs, "button", "Like")
+	if len(likes) != 2 || likes[0].Frame == likes[1].Frame || !strings.HasSuffix(likes[1].Frame, " #2") {
+		t.Fatalf("Like buttons %+v\n%s", likes, obs.Text())
+	}
+	if !strings.Contains(obs.Text(), "[Like] @f1") || !strings.Contains(obs.Text(), "[Like] @f2") {
+		t.Errorf("text:\n%s", obs.Text())
+	}
+	if _, err := obsClick(t, tab, likes[1].ID); err != nil {
+		t.Fatal(err)
+	}
+	obsWaitLog(t, tab, "twin1")
+}
+
 func TestObserveShadow(t *testing.T) {
 	t.Parallel()
 	s := obsServer(t)

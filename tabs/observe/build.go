@@ -779,17 +779,14 @@ func Build(in *Input, num *Numbering, opts Options) *Observation {
 	b := &builder{in: in, opts: opts, num: num, lastText: -1, owned: map[frameOwner][]int{}}
 	b.frames = make([]frameIndex, len(in.Frames))
 	capacity := 0
+	used := map[string]int{}
 	for i := range in.Frames {
 		f := &in.Frames[i]
 		fx := frameIndex{f: f}
 		fx.index()
 		capacity += candidateCap(f.Nodes, fx.roles, opts.IncludeAll)
 		if i > 0 {
-			fx.label = f.Name
-			if fx.label == "" {
-				fx.label = shortURL(f.URL, "")
-			}
-			fx.label = clean(fx.label, maxFrame)
+			fx.label = frameLabel(f.Name, f.URL, used)
 			if f.Owner != 0 {
 				k := frameOwner{f.Parent, f.Owner}
 				b.owned[k] = append(b.owned[k], i)

@@ -1,6 +1,7 @@
 package observe
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -138,13 +139,9 @@ func BuildDOM(in *DOMInput, num *Numbering, opts Options) *Observation {
 	}
 	d := &domBuilder{in: in, opts: opts, num: num, visited: make([]bool, len(in.Frames))}
 	d.labels = make([]string, len(in.Frames))
+	used := map[string]int{}
 	for i := 1; i < len(in.Frames); i++ {
-		f := &in.Frames[i]
-		l := f.Name
-		if l == "" {
-			l = shortURL(f.URL, "")
-		}
-		d.labels[i] = clean(l, maxFrame)
+		d.labels[i] = frameLabel(in.Frames[i].Name, in.Frames[i].URL, used)
 	}
 	d.frame(0, 0, 0, Rect{X: 0, Y: 0, Width: float64(in.Viewport.Width), Height: float64(in.Viewport.Height)})
 	// Frames whose iframe is unknown come last; those whose iframe was
@@ -256,6 +253,22 @@ func (d *domBuilder) frame(fi int, ox, oy float64, clip Rect) {
 		d.els = append(d.els, el)
 		d.cands = append(d.cands, [3]string{it.Container, it.Heading, lm})
 	}
+}
+
+// frameLabel is the label of a child frame: its name, else its short URL.
+// Frames are told apart by their labels, so a label already in use gets
+// " #2", " #3"… in the order the frames come.
+func frameLabel(name, url string, used map[string]int) string {
+	l := name
+	if l == "" {
+		l = shortURL(url, "")
+	}
+	l = clean(l, maxFrame)
+	used[l]++
+	if n := used[l]; n > 1 {
+		l += " #" + strconv.Itoa(n)
+	}
+	return l
 }
 
 // skipChildren marks the child frames of a hidden iframe, and theirs, as
