@@ -1,7 +1,9 @@
 // query.js: the selector engines of tab targets (DESIGN.md section 3),
 // evaluated in the page's main world of the top frame with
 // Runtime.evaluate as `(SOURCE)(engine, selector)`. It returns the first
-// matching Element, or null. Engines: css (document.querySelector), text
+// matching Element, or null. Engines: css (document.querySelector, then,
+// when the document has no match, its open shadow roots, as Playwright's
+// css engine pierces them), text
 // (the deepest element whose text contains the string, case-insensitively,
 // preferring visible, enabled ones with exactly that text, then visible,
 // enabled ones; searches open shadow roots), xpath
@@ -27,8 +29,11 @@
     return s.visibility !== 'hidden' && s.display !== 'none';
   };
   switch (engine) {
-    case 'css':
-      return document.querySelector(selector);
+    case 'css': {
+      const e = document.querySelector(selector);
+      if (e) return e;
+    }
+    // fall through: no match outside shadow roots
     case 'pierce': {
       for (const r of roots(document)) {
         const e = r.querySelector(selector);

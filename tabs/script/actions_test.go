@@ -310,6 +310,7 @@ func TestSelectorEngines(t *testing.T) {
 		{"p-text/continue to", "continue to checkout"},
 		{"pierce/#inner-btn", "shadow"},
 		{"p-pierce/#inner-btn", "shadow"},
+		{"#inner-btn", "shadow"}, // CSS pierces open shadow roots when the document has no match
 		{`aria/Save draft[role="button"]`, "aria"},
 		{`p-aria/Save draft`, "aria"},
 		{`xpath///button[text()="Exact words"]`, "xpath"},
