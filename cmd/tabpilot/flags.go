@@ -83,14 +83,19 @@ func isBoolFlag(f *flag.Flag) bool {
 	return ok && b.IsBoolFlag()
 }
 
+// synopsis is "tabpilot VERB ARGS".
+func (c *command) synopsis() string {
+	s := "tabpilot " + c.name
+	if c.args != "" {
+		s += " " + c.args
+	}
+	return s
+}
+
 // usage writes the command's help.
 func (c *command) usage(w io.Writer) {
 	c.close()
-	synopsis := "tabpilot " + c.name
-	if c.args != "" {
-		synopsis += " " + c.args
-	}
-	fmt.Fprintf(w, "Usage: %s [flags]\n\n%s\n", synopsis, strings.TrimSpace(c.about))
+	fmt.Fprintf(w, "Usage: %s [flags]\n\n%s\n", c.synopsis(), strings.TrimSpace(c.about))
 	byGroup := map[string][]*flag.Flag{}
 	c.fs.VisitAll(func(f *flag.Flag) { byGroup[c.group[f.Name]] = append(byGroup[c.group[f.Name]], f) })
 	for _, g := range c.groups {

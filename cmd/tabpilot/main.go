@@ -206,10 +206,11 @@ XDG_RUNTIME_DIR (the socket directory is $XDG_RUNTIME_DIR/tabpilot, else
 `)
 }
 
-// usageFail prints a usage error and the command's help to stderr.
+// usageFail prints a usage error, the command's synopsis and where its
+// help is to stderr: three lines, not the whole help, which an agent
+// reading the error would pay for.
 func (c *cli) usageFail(cmd *command, err error) int {
-	fmt.Fprintf(c.stderr, "tabpilot %s: %v\n\n", cmd.name, err)
-	cmd.usage(c.stderr)
+	fmt.Fprintf(c.stderr, "tabpilot %s: %v\nUsage: %s [flags]\nRun 'tabpilot %s --help' for its flags.\n", cmd.name, err, cmd.synopsis(), cmd.name)
 	return exitUsage
 }
 
