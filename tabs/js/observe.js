@@ -866,6 +866,20 @@ function (opts, anchor, ...clickables) {
       setTimeout(fin, 120);
     });
     const sleep = (ms) => new Promise((res) => setTimeout(res, ms));
+    // scrollEvent listens, from now, for the next scroll event at target;
+    // calling what it returns waits for it, at most ms.
+    const scrollEvent = (target) => {
+      let seen = false;
+      let wake = null;
+      const on = () => { seen = true; if (wake) wake(); };
+      target.addEventListener('scroll', on, { once: true, passive: true });
+      return (ms) => new Promise((res) => {
+        const fin = () => { target.removeEventListener('scroll', on); res(); };
+        if (seen) return fin();
+        wake = fin;
+        setTimeout(fin, ms);
+      });
+    };
     const page = doc.scrollingElement || doc.documentElement;
     const list = [page, ...first.scrollers];
     const saved = list.map((el) => [el, el.scrollLeft, el.scrollTop]);
@@ -884,10 +898,15 @@ function (opts, anchor, ...clickables) {
         const before = vertical ? sc.scrollTop : sc.scrollLeft;
         const size = vertical ? sc.scrollHeight : sc.scrollWidth;
         const by = Math.max(40, Math.floor((vertical ? sc.clientHeight : sc.clientWidth) * 0.85));
+        const scrolled = scrollEvent(sc === page ? doc : sc);
         if (vertical) sc.scrollTop = before + by;
         else sc.scrollLeft = before + by;
-        await settle();
         const after = vertical ? sc.scrollTop : sc.scrollLeft;
+        // The page renders what came into view in its scroll listeners:
+        // wait for the scroll event (dispatched with the next frame, late
+        // on a busy machine), then a frame for what they scheduled.
+        await scrolled(after > before ? 1500 : 0);
+        await settle();
         if (after <= before) {
           // At the end: an infinite list may load more.
           await sleep(400);
