@@ -356,6 +356,19 @@ func (t *Tab) onEvent(ev any) {
 			t.navPending = true
 			t.evMu.Unlock()
 		}
+	case *page.EventFrameStartedNavigating:
+		// Emitted by the browser for every navigation, those it starts
+		// itself (Page.navigate, a reload) too.
+		switch ev.NavigationType {
+		case page.FrameStartedNavigatingNavigationTypeSameDocument, page.FrameStartedNavigatingNavigationTypeHistorySameDocument:
+		default:
+			if ev.FrameID == cdp.FrameID(t.targetID) {
+				t.evMu.Lock()
+				t.navReq++
+				t.navPending = true
+				t.evMu.Unlock()
+			}
+		}
 	case *page.EventFrameStoppedLoading:
 		// A requested navigation that never commits (a 204, a download,
 		// one the page cancelled) ends here.
@@ -764,7 +777,8 @@ func evalErr(err error) error {
 const dialogHint = "Answer the dialog first: tab.acceptDialog(text?) or tab.dismissDialog() in a run (CLI: tabpilot run -e 'await tab.acceptDialog()'), or open the tab with a dialog policy (dialogs: accept or dismiss)."
 
 // dialogBlocked is the not_actionable error of an action (what it could
-// not do: "act", "observe") that a pending JavaScript dialog blocks.
+// not do: "be acted on", "be observed") that a pending JavaScript dialog
+// blocks.
 func dialogBlocked(d *Dialog, doing string) *Error {
 	return &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("a %s dialog is open (%q), and the page cannot %s until it is answered", d.Type, d.Message, doing), Hint: dialogHint}
 }
@@ -786,6 +800,15 @@ func (t *Tab) probe(d time.Duration) bool {
 		return false
 	}
 	if t.PendingDialog() != nil {
+		return true
+	}
+	// While a navigation is in flight, Chromium holds the commands for
+	// the page until the new document commits: a slow server is not a
+	// hung page.
+	t.evMu.Lock()
+	pending := t.navPending
+	t.evMu.Unlock()
+	if pending {
 		return true
 	}
 	ctx, cancel := context.WithTimeout(t.ctx, d)

@@ -54,6 +54,13 @@ func TestMain(m *testing.M) {
 		time.Sleep(400 * time.Millisecond)
 		fmt.Fprint(w, `<!doctype html><title>With frame</title><p>outer</p><iframe src="/slowinner"></iframe>`)
 	})
+	mux.HandleFunc("/toslow", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>To slow</title><a id=go href="/slow">Slow page</a>`)
+	})
+	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(3 * time.Second)
+		fmt.Fprint(w, `<!doctype html><title>Slow</title><p>at last</p>`)
+	})
 	mux.HandleFunc("/slowinner", func(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(time.Second)
 		fmt.Fprint(w, `<!doctype html><button>Inner</button>`)
@@ -263,6 +270,42 @@ func TestBusyAndTimeout(t *testing.T) {
 	}
 	if got := evalString(t, tab, "document.title"); got != "Form" {
 		t.Fatalf("title = %q", got)
+	}
+}
+
+// A run that times out while the page waits for a slow server leaves the
+// tab alive: Chromium holds the page's commands until the new document
+// commits, which is no reason to take the page for hung. The page then
+// loads.
+func TestTimeoutDuringSlowNavigationKeepsTab(t *testing.T) {
+	t.Parallel()
+	for _, how := range []string{"click", "goto"} {
+		tab := open(t, "/toslow")
+		err := sup.Run(context.Background(), tab.Name(), time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
+			if how == "click" {
+				_, err := tb.Click(ctx, tabs.Target{Selector: "#go"})
+				return err
+			}
+			_, err := tb.Goto(ctx, srv.URL+"/slow", "load")
+			return err
+		}))
+		if tabs.CodeOf(err) != tabs.CodeTimeout || strings.Contains(err.Error(), "killed") {
+			t.Fatalf("%s: %v, want a timeout that leaves the tab", how, err)
+		}
+		if !tab.Alive() {
+			t.Fatalf("%s: the tab was killed: %s", how, tab.DeadReason())
+		}
+		title := ""
+		for range 100 {
+			if title = evalString(t, tab, "document.title"); title == "Slow" {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		if title != "Slow" {
+			t.Fatalf("%s: title %q after the slow page's answer", how, title)
+		}
+		sup.Close(context.Background(), tab.Name(), false, 0)
 	}
 }
 
