@@ -406,6 +406,9 @@ func (t *Tab) Press(ctx context.Context, key string, tg *Target) (*ActionResult,
 	if err != nil {
 		return nil, err
 	}
+	if err := t.dialogBlock(); err != nil {
+		return nil, err
+	}
 	res := &ActionResult{}
 	if tg != nil {
 		el, _, _, err := t.locate(ctx, *tg, actOpts{})
@@ -437,6 +440,9 @@ func (t *Tab) Press(ctx context.Context, key string, tg *Target) (*ActionResult,
 // centre of the viewport (Input.dispatchMouseEvent mouseWheel), and returns
 // the new scroll position of the document.
 func (t *Tab) Scroll(ctx context.Context, dx, dy float64) (map[string]float64, error) {
+	if err := t.dialogBlock(); err != nil {
+		return nil, err
+	}
 	vp := t.Viewport()
 	err := t.blocking(ctx, func(ctx context.Context) error {
 		return t.wheel(ctx, float64(vp.Width)/2, float64(vp.Height)/2, dx, dy)

@@ -588,6 +588,11 @@ func (t *Tab) navigate(ctx context.Context, rawURL, waitUntil string) (*NavResul
 }
 
 func (t *Tab) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavResult, error) {
+	// A dialog already open blocks the navigation; one the navigation
+	// opens (beforeunload, an alert at load) is returned with the result.
+	if err := t.dialogBlock(); err != nil {
+		return nil, err
+	}
 	subCtx, cancelSub := context.WithCancel(ctx)
 	defer cancelSub()
 	events := cdp.Events(subCtx, t.target, page.LifecycleEvent)

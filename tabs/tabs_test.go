@@ -414,6 +414,14 @@ func TestDialogs(t *testing.T) {
 		if !errors.As(err, &te) || te.Code != tabs.CodeNotActionable || !strings.Contains(te.Msg, `confirm dialog is open ("sure?")`) || !strings.Contains(te.Hint, "tab.acceptDialog") {
 			return fmt.Errorf("click with a dialog: %#v", err)
 		}
+		// So are a navigation and a key press, which would otherwise do
+		// nothing and look like success.
+		if _, err := tb.Goto(ctx, srv.URL+"/form", "load"); tabs.CodeOf(err) != tabs.CodeNotActionable {
+			return fmt.Errorf("goto with a dialog: %v", err)
+		}
+		if _, err := tb.Press(ctx, "Escape", nil); tabs.CodeOf(err) != tabs.CodeNotActionable {
+			return fmt.Errorf("press with a dialog: %v", err)
+		}
 		return tb.HandleDialog(ctx, true, nil)
 	})
 	if err != nil {
