@@ -492,7 +492,7 @@ func (t *Tab) WaitFor(ctx context.Context, tg Target) (*ActionResult, error) {
 // by how it starts. Errors: script_error with the page's exception;
 // bad_request for arguments that are not JSON-serialisable.
 func (t *Tab) Evaluate(ctx context.Context, fnSource string, args []any) (json.RawMessage, error) {
-	expr, err := evalExpression(fnSource, args)
+	expr, repl, err := evalExpression(fnSource, args)
 	if err != nil {
 		return nil, err
 	}
@@ -500,11 +500,14 @@ func (t *Tab) Evaluate(ctx context.Context, fnSource string, args []any) (json.R
 	err = t.blocking(ctx, func(ctx context.Context) error {
 		var err error
 		res, err = cdp.Call(ctx, t.target, runtime.Evaluate, runtime.EvaluateParams{
-			Expression: expr, ReturnByValue: new(true), AwaitPromise: new(true), UserGesture: new(true),
+			Expression: expr, ReturnByValue: new(true), AwaitPromise: new(true), UserGesture: new(true), ReplMode: new(repl),
 		})
 		return err
 	})
 	if err != nil {
+		if m := err.Error(); strings.Contains(m, "Object reference chain is too long") || strings.Contains(m, "could not be returned by value") || strings.Contains(m, "couldn't be returned by value") {
+			return nil, &Error{Code: CodeScriptError, Msg: "evaluate: the result cannot be returned as JSON: it holds a cycle, or a DOM object such as window or an element; return plain data (el.textContent, {x: r.x})"}
+		}
 		return nil, evalErr(err)
 	}
 	if res.ExceptionDetails != nil {
@@ -516,27 +519,31 @@ func (t *Tab) Evaluate(ctx context.Context, fnSource string, args []any) (json.R
 	return json.RawMessage(res.Result.Value), nil
 }
 
-// evalExpression is the expression Evaluate sends for src and args,
-// decided by parsing src with goja's ECMAScript parser:
+// evalExpression is the expression Evaluate sends for src and args, and
+// whether to send it in REPL mode, decided by parsing src (without
+// trailing semicolons) with goja's ECMAScript parser:
 //   - a function expression is called with args: (src)(...args);
 //   - another expression is its value, in an async arrow so that it may
 //     await;
-//   - statements are sent as they are, and args are an error;
+//   - statements are sent as they are, in REPL mode (Runtime.evaluate
+//     replMode, as the DevTools console does: top-level await, and let
+//     and const that a later call may declare again), and args are an
+//     error;
 //   - source the parser refuses is left to the page's parser, called
 //     with args when there are any (goja may lag V8 on new syntax).
 //
 // The source keeps its first line, so the line numbers of the page's
 // exceptions are the caller's.
-func evalExpression(src string, args []any) (string, error) {
+func evalExpression(src string, args []any) (expr string, repl bool, err error) {
 	a := []byte("[]")
 	if args != nil {
-		var err error
 		if a, err = json.Marshal(args); err != nil {
-			return "", Errorf(CodeBadRequest, "evaluate: arguments are not JSON-serialisable: %v", err)
+			return "", false, Errorf(CodeBadRequest, "evaluate: arguments are not JSON-serialisable: %v", err)
 		}
 	}
+	body := strings.TrimRight(src, "; \t\r\n")
 	kind := "unknown"
-	if prog, err := parser.ParseFile(nil, "", "(async () => (\n"+src+"\n))", 0); err == nil {
+	if prog, err := parser.ParseFile(nil, "", "(async () => (\n"+body+"\n))", 0); err == nil {
 		kind = "expression"
 		if len(prog.Body) == 1 {
 			if st, ok := prog.Body[0].(*ast.ExpressionStatement); ok {
@@ -550,18 +557,18 @@ func evalExpression(src string, args []any) (string, error) {
 				}
 			}
 		}
-	} else if _, err := parser.ParseFile(nil, "", src, 0); err == nil {
+	} else if _, err := parser.ParseFile(nil, "", "(async () => {\n"+src+"\n})", 0); err == nil {
 		kind = "statements"
 	}
 	switch {
 	case kind == "function" || kind == "unknown" && len(args) > 0:
-		return fmt.Sprintf("(%s\n)(...%s)", src, a), nil
+		return fmt.Sprintf("(%s\n)(...%s)", body, a), false, nil
 	case len(args) > 0:
-		return "", Errorf(CodeBadRequest, "evaluate: %d argument(s) given, but the source is not a function; give one such as (a, b) => …", len(args))
+		return "", false, Errorf(CodeBadRequest, "evaluate: %d argument(s) given, but the source is not a function; give one such as (a, b) => …", len(args))
 	case kind == "expression":
-		return fmt.Sprintf("(async () => (%s\n))()", src), nil
+		return fmt.Sprintf("(async () => (%s\n))()", body), false, nil
 	}
-	return src, nil
+	return src, true, nil
 }
 
 func asError(err error, target **Error) bool {

@@ -208,13 +208,17 @@ r.push(await tab.evaluate("functionsList.length"));
 r.push(await tab.evaluate("await Promise.resolve('later')"));
 r.push(await tab.evaluate("({a: 1})"));
 r.push(await tab.evaluate("let q = 5; q + 1"));
+r.push(await tab.evaluate("let q = 6; q + 1")); // REPL mode: let again
+r.push(await tab.evaluate("const z = await Promise.resolve(2); z * 5"));
+r.push(await tab.evaluate("(a) => a * 2;", 21));
+try { await tab.evaluate("window"); } catch (e) { r.push(e.code); }
 try { await tab.evaluate("document.title", 1); } catch (e) { r.push(e.code); }
 return JSON.stringify(r);
 `, 20*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `[42,5,"hi!",8,2,2,"later",{"a":1},6,"bad_request"]`
+	want := `[42,5,"hi!",8,2,2,"later",{"a":1},6,7,10,42,"script_error","bad_request"]`
 	if got := texts(out); len(got) != 1 || got[0] != want {
 		t.Fatalf("got %q, want %q", got, want)
 	}
