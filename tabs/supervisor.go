@@ -505,6 +505,9 @@ func (s *Supervisor) Run(ctx context.Context, name string, timeout time.Duration
 	}()
 	select {
 	case err = <-done:
+		if err != nil && ctx.Err() == nil && !t.Alive() {
+			return goneErr(t)
+		}
 		if err != nil && rctx.Err() != nil && ctx.Err() == nil && t.Alive() && errors.Is(rctx.Err(), context.DeadlineExceeded) {
 			err = timeoutErr(t.name, timeout, err)
 			s.afterTimeout(t)
@@ -515,6 +518,8 @@ func (s *Supervisor) Run(ctx context.Context, name string, timeout time.Duration
 	reason := "timeout"
 	if ctx.Err() != nil {
 		reason = "cancelled"
+	} else if !t.Alive() {
+		reason = "the tab is gone"
 	}
 	job.Interrupt(reason)
 	grace := time.NewTimer(s.opts.Grace)
@@ -525,7 +530,7 @@ func (s *Supervisor) Run(ctx context.Context, name string, timeout time.Duration
 			return Errorf(CodeTimeout, "run on tab %q cancelled: %w", t.name, ctx.Err())
 		}
 		if !t.Alive() {
-			return err
+			return goneErr(t)
 		}
 		s.afterTimeout(t)
 		return timeoutErr(t.name, timeout, err)
@@ -534,6 +539,12 @@ func (s *Supervisor) Run(ctx context.Context, name string, timeout time.Duration
 		s.killTab(t, fmt.Sprintf("killed: a run overran its %v timeout and did not stop within %v", timeout, s.opts.Grace))
 		return &Error{Code: CodeTimeout, Msg: fmt.Sprintf("run on tab %q timed out after %v and did not stop; the tab was killed (open it again)", t.name, timeout)}
 	}
+}
+
+// goneErr is the error of a run whose tab was closed, or whose page
+// crashed, under it.
+func goneErr(t *Tab) error {
+	return &Error{Code: CodeNotAlive, Msg: fmt.Sprintf("run on tab %q stopped: the tab is gone (%s)", t.name, t.DeadReason()), Err: ErrNotAlive}
 }
 
 func timeoutErr(name string, d time.Duration, cause error) error {

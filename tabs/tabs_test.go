@@ -309,6 +309,29 @@ func TestTimeoutDuringSlowNavigationKeepsTab(t *testing.T) {
 	}
 }
 
+// A tab closed under a run ends the run with not_alive, not a timeout.
+func TestCloseDuringRun(t *testing.T) {
+	t.Parallel()
+	tab := open(t, "/form")
+	started := make(chan struct{})
+	errc := make(chan error, 1)
+	go func() {
+		errc <- sup.Run(context.Background(), tab.Name(), 20*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
+			close(started)
+			_, err := tb.WaitFor(ctx, tabs.Target{Selector: "#never"})
+			return err
+		}))
+	}()
+	<-started
+	if _, err := sup.Close(context.Background(), tab.Name(), false, 0); err != nil {
+		t.Fatal(err)
+	}
+	err := <-errc
+	if tabs.CodeOf(err) != tabs.CodeNotAlive || !strings.Contains(err.Error(), "the tab is gone") {
+		t.Fatalf("run under a closed tab: %v, want not_alive", err)
+	}
+}
+
 type stuck struct{ interrupted chan string }
 
 func (s *stuck) Run(ctx context.Context, _ *tabs.Tab) error { select {} }
