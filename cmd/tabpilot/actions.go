@@ -203,7 +203,12 @@ func callError(ctx context.Context, method string, err error, wait time.Duration
 	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil:
 		return api.ErrorResult(api.Timeout, fmt.Sprintf("no answer from the daemon within %v", wait))
 	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
-		return api.ErrorResult(api.Internal, "interrupted")
+		r := api.ErrorResult(api.Internal, "interrupted")
+		if info, ok := r.Details["error"].(api.ErrorInfo); ok {
+			info.Hint = "You interrupted the command: the daemon cancelled the action, and the tab is still usable."
+			r.Details["error"] = info
+		}
+		return r
 	case errors.Is(err, client.ErrStart):
 		r := api.ErrorResult(api.Internal, "start the daemon: "+err.Error())
 		// Retrying does not help a daemon that cannot start.
