@@ -317,6 +317,7 @@ func (s *Supervisor) Open(ctx context.Context, o OpenOptions) (*OpenResult, erro
 	}
 	t := s.tabs[name]
 	var stale *Tab
+	recreated := ""
 	if t != nil {
 		switch {
 		case !t.Alive():
@@ -329,9 +330,16 @@ func (s *Supervisor) Open(ctx context.Context, o OpenOptions) (*OpenResult, erro
 			s.mu.Unlock()
 			return nil, &Error{Code: CodeBusy, Msg: fmt.Sprintf("tab %q is busy", name), Err: ErrBusy}
 		case t.dialogs != o.Dialogs:
-			// The dialog policy changed: recreate the tab.
+			// The dialog policy changed: recreate the tab, on the page
+			// it showed unless the open names another.
 			stale, t = t, nil
 			delete(s.tabs, name)
+			if o.URL == "" {
+				if u := stale.lastURL(); u != "" && u != "about:blank" {
+					o.URL = u
+					recreated = "the dialog policy changed, so the tab was recreated and loaded " + u + " again"
+				}
+			}
 		}
 	}
 	if t == nil {
@@ -340,8 +348,11 @@ func (s *Supervisor) Open(ctx context.Context, o OpenOptions) (*OpenResult, erro
 		s.tabs[name] = t
 		s.mu.Unlock()
 		if stale != nil {
+			// Disposed once the new tab holds the browser, so that a
+			// headless browser whose last tab it was is not closed and
+			// launched again.
 			stale.kill("replaced by a new tab of the same name")
-			s.dispose(stale)
+			defer s.dispose(stale)
 		}
 		if err := t.start(ctx, &o); err != nil {
 			s.mu.Lock()
@@ -379,6 +390,9 @@ func (s *Supervisor) Open(ctx context.Context, o OpenOptions) (*OpenResult, erro
 		}
 		res.Notes = nav.Notes
 		res.Dialog = nav.Dialog
+	}
+	if recreated != "" {
+		res.Notes = append(res.Notes, recreated)
 	}
 	res.URL, res.Title = t.urlTitle(ctx)
 	res.Viewport = t.Viewport()

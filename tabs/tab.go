@@ -822,6 +822,14 @@ func (t *Tab) probe(d time.Duration) bool {
 	return err == nil
 }
 
+// lastURL is the top document's URL as the last Page.frameNavigated or
+// navigatedWithinDocument gave it, without asking the page.
+func (t *Tab) lastURL() string {
+	t.evMu.Lock()
+	defer t.evMu.Unlock()
+	return t.url
+}
+
 // NavSeq returns the count of top-level navigations seen; screenshots and
 // observations compare it to tell stale coordinates.
 func (t *Tab) NavSeq() int {

@@ -309,6 +309,30 @@ func TestTimeoutDuringSlowNavigationKeepsTab(t *testing.T) {
 	}
 }
 
+// Changing the dialog policy recreates the tab on the page it showed, and
+// a tab that was the browser's only one does not take the browser down.
+func TestDialogPolicyChangeKeepsPage(t *testing.T) {
+	t.Parallel()
+	tab := open(t, "/form")
+	res, err := sup.Open(context.Background(), tabs.OpenOptions{Name: tab.Name(), Dialogs: "accept", WaitUntil: "load"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(res.URL, "/form") || len(res.Notes) == 0 || !strings.Contains(res.Notes[len(res.Notes)-1], "dialog policy changed") {
+		t.Fatalf("open with a new policy: url %q notes %q", res.URL, res.Notes)
+	}
+	if tab.Alive() {
+		t.Fatalf("the old tab is still alive")
+	}
+	nt, err := sup.Tab(tab.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := evalString(t, nt, "document.title"); got != "Form" {
+		t.Fatalf("title after the policy change: %q", got)
+	}
+}
+
 // A tab closed under a run ends the run with not_alive, not a timeout.
 func TestCloseDuringRun(t *testing.T) {
 	t.Parallel()
