@@ -35,6 +35,15 @@ type Dialog struct {
 	Handled string `json:"handled,omitempty"`
 }
 
+// Article is the dialog's type with its indefinite article, for messages:
+// "an alert", "a confirm", "a prompt", "a beforeunload".
+func (d *Dialog) Article() string {
+	if d.Type != "" && strings.ContainsRune("aeiou", rune(d.Type[0])) {
+		return "an " + d.Type
+	}
+	return "a " + d.Type
+}
+
 // Tab is a named page target. Its action methods are safe for concurrent
 // use, but the supervisor runs one action at a time on a tab.
 type Tab struct {
@@ -501,7 +510,7 @@ func (t *Tab) dialogSignal() <-chan struct{} {
 type dialogPendingError struct{ d *Dialog }
 
 func (e *dialogPendingError) Error() string {
-	return fmt.Sprintf("a %s dialog is open: %q", e.d.Type, e.d.Message)
+	return fmt.Sprintf("%s dialog is open: %q", e.d.Article(), e.d.Message)
 }
 
 // blocking runs a CDP call that a JavaScript dialog can block (input
@@ -785,7 +794,7 @@ const dialogHint = "Answer the dialog first: tab.acceptDialog(text?) or tab.dism
 // not do: "be acted on", "be observed") that a pending JavaScript dialog
 // blocks.
 func dialogBlocked(d *Dialog, doing string) *Error {
-	return &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("a %s dialog is open (%q), and the page cannot %s until it is answered", d.Type, d.Message, doing), Hint: dialogHint}
+	return &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("%s dialog is open (%q), and the page cannot %s until it is answered", d.Article(), d.Message, doing), Hint: dialogHint}
 }
 
 func exceptionText(d *runtime.ExceptionDetails) string {

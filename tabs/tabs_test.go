@@ -458,7 +458,7 @@ func TestDialogs(t *testing.T) {
 		// A second click is refused at once, with how to answer the dialog.
 		_, err = tb.Click(ctx, tabs.Target{Selector: "#b"})
 		var te *tabs.Error
-		if !errors.As(err, &te) || te.Code != tabs.CodeNotActionable || !strings.Contains(te.Msg, `confirm dialog is open ("sure?")`) || !strings.Contains(te.Hint, "tab.acceptDialog") {
+		if !errors.As(err, &te) || te.Code != tabs.CodeNotActionable || !strings.HasPrefix(te.Msg, `a confirm dialog is open ("sure?")`) || !strings.Contains(te.Hint, "tab.acceptDialog") {
 			return fmt.Errorf("click with a dialog: %#v", err)
 		}
 		// So are a navigation and a key press, which would otherwise do

@@ -86,3 +86,11 @@ func TestActionWait(t *testing.T) {
 		t.Errorf("1s deadline, 5s action timeout: %v, want about 800ms", got)
 	}
 }
+
+func TestDialogArticle(t *testing.T) {
+	for typ, want := range map[string]string{"alert": "an alert", "confirm": "a confirm", "prompt": "a prompt", "beforeunload": "a beforeunload"} {
+		if got := (&Dialog{Type: typ}).Article(); got != want {
+			t.Errorf("%s: %q, want %q", typ, got, want)
+		}
+	}
+}

@@ -297,7 +297,7 @@ func (s *Service) Open(ctx context.Context, r *api.OpenRequest) *api.Result {
 		details["notes"] = res.Notes
 	}
 	if res.Dialog != nil {
-		text += fmt.Sprintf("\nA %s dialog is open: %q (handle it in a run with tab.acceptDialog() or tab.dismissDialog())", res.Dialog.Type, res.Dialog.Message)
+		text += fmt.Sprintf("\n%s dialog is open: %q (handle it in a run with tab.acceptDialog() or tab.dismissDialog())", capFirst(res.Dialog.Article()), res.Dialog.Message)
 		details["dialog"] = res.Dialog
 	}
 	return &api.Result{Content: []api.Content{api.TextContent(text)}, Details: details}
@@ -640,7 +640,7 @@ func (s *Service) Act(ctx context.Context, method string, r *api.ActRequest) *ap
 			details["navigated"] = true
 		}
 		if res.Dialog != nil {
-			text += fmt.Sprintf("; a %s dialog is open: %q", res.Dialog.Type, res.Dialog.Message)
+			text += fmt.Sprintf("; %s dialog is open: %q", res.Dialog.Article(), res.Dialog.Message)
 			details["dialog"] = res.Dialog
 		}
 		if res.Value != nil {
@@ -674,4 +674,12 @@ func (s *Service) Tabs(ctx context.Context) *api.Result {
 		fmt.Fprintf(&b, "%s%s [%s] %s %q", t.Name, state, t.Browser, t.URL, t.Title)
 	}
 	return &api.Result{Content: []api.Content{api.TextContent(b.String())}, Details: map[string]any{"action": "tabs", "tabs": list}}
+}
+
+// capFirst upper-cases the first letter of an ASCII phrase.
+func capFirst(s string) string {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
 }
