@@ -175,7 +175,11 @@ func (t *Tab) prepareText(ctx context.Context, tg Target, value, mode string) (*
 		return el, "", false, errIsSelect
 	}
 	if r.Error != "" {
-		return nil, "", false, &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("cannot %s %s: %s", mode, el.desc, r.Error)}
+		e := &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("cannot %s %s: %s", mode, el.desc, r.Error)}
+		if strings.HasPrefix(r.Error, "element is not an input") {
+			e.Hint = "Target the field itself: an input, a textarea, a select or a contenteditable element (observe lists them as textbox, searchbox, combobox)."
+		}
+		return nil, "", false, e
 	}
 	return el, r.Value, r.Set, nil
 }

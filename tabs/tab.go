@@ -482,7 +482,8 @@ func (t *Tab) HandledDialogs() []Dialog {
 func (t *Tab) HandleDialog(ctx context.Context, accept bool, promptText *string) error {
 	d := t.PendingDialog()
 	if d == nil {
-		return Errorf(CodeBadRequest, "no dialog is open on tab %q", t.name)
+		return &Error{Code: CodeBadRequest, Msg: fmt.Sprintf("no dialog is open on tab %q", t.name),
+			Hint: "Answer a dialog only while one is open: tab.dialog() returns it, or null; an action that opens one returns it in its result (dialog)."}
 	}
 	p := page.HandleJavaScriptDialogParams{Accept: accept}
 	if promptText != nil {
