@@ -557,6 +557,10 @@ func checkURL(raw string) error {
 	if err != nil || u.Scheme == "" {
 		return Errorf(CodeBadRequest, "invalid URL %q: give an absolute URL such as https://example.com/", raw)
 	}
+	if strings.EqualFold(u.Scheme, "javascript") {
+		// Page.navigate would run it in the current page.
+		return Errorf(CodeBadRequest, "invalid URL %q: a javascript: URL is code, not a page; use tab.evaluate", trim(raw, 80))
+	}
 	return nil
 }
 

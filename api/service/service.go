@@ -183,12 +183,42 @@ func decode(params json.RawMessage, v any) error {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		msg := strings.TrimPrefix(err.Error(), "json: ")
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			// Not "Go struct field OpenRequest.timeout of type float64".
+			msg = fmt.Sprintf("field %q must be %s, not %s", te.Field, jsonKind(te.Type), te.Value)
+		}
 		if strings.HasPrefix(msg, "unknown field") {
 			msg += " (the fields: " + strings.Join(jsonFields(reflect.TypeOf(v)), ", ") + ")"
 		}
 		return fmt.Errorf("%w: %s", api.ErrInvalidParams, msg)
 	}
+	if rv := reflect.Indirect(reflect.ValueOf(v)); rv.Kind() == reflect.Struct {
+		if f := rv.FieldByName("Timeout"); f.IsValid() && f.Kind() == reflect.Float64 && f.Float() < 0 {
+			return fmt.Errorf("%w: field \"timeout\" must be at least 0 seconds (0 means the default), not %g", api.ErrInvalidParams, f.Float())
+		}
+	}
 	return nil
+}
+
+// jsonKind names the JSON value a Go type decodes from.
+func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	}
+	return "of another type"
 }
 
 // jsonFields lists the JSON names of a struct's fields (through pointers

@@ -127,8 +127,11 @@ func TestErrorsAndProtocol(t *testing.T) {
 	if _, err := svc.Call(ctx, "nope", nil); !errors.Is(err, api.ErrMethodNotFound) {
 		t.Errorf("unknown method: %v", err)
 	}
-	if _, err := svc.Call(ctx, "open", json.RawMessage(`{"url": 5}`)); !errors.Is(err, api.ErrInvalidParams) {
-		t.Errorf("wrong type: %v", err)
+	if _, err := svc.Call(ctx, "open", json.RawMessage(`{"url": 5}`)); !errors.Is(err, api.ErrInvalidParams) || !strings.Contains(err.Error(), `field "url" must be a string, not number`) {
+		t.Errorf("wrong type (the error names the field and the type, not Go's): %v", err)
+	}
+	if _, err := svc.Call(ctx, "run", json.RawMessage(`{"code": "return 1", "timeout": -3}`)); !errors.Is(err, api.ErrInvalidParams) || !strings.Contains(err.Error(), `"timeout" must be at least 0`) {
+		t.Errorf("negative timeout: %v", err)
 	}
 	if _, err := svc.Call(ctx, "open", json.RawMessage(`{"waitUntil": "load"}`)); !errors.Is(err, api.ErrInvalidParams) || !strings.Contains(err.Error(), "waitUntil") || !strings.Contains(err.Error(), "wait_until") {
 		t.Errorf("unknown field (the error names it and the valid ones): %v", err)
@@ -139,6 +142,10 @@ func TestErrorsAndProtocol(t *testing.T) {
 	res, err := svc.Call(ctx, "run", json.RawMessage(`{"name": "ghost", "code": "return 1"}`))
 	if err != nil || !res.IsError || res.ErrorOf().Code != api.NoSuchTab || res.ErrorOf().Hint == "" {
 		t.Errorf("run on missing tab: %+v %v", res, err)
+	}
+	res = svc.Open(ctx, &api.OpenRequest{URL: "javascript:alert(1)"})
+	if e := res.ErrorOf(); e == nil || e.Code != api.BadRequest {
+		t.Errorf("javascript: URL: %+v", res)
 	}
 	res = svc.Open(ctx, &api.OpenRequest{URL: "not a url"})
 	if e := res.ErrorOf(); e == nil || e.Code != api.BadRequest {
