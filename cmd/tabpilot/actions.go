@@ -89,10 +89,12 @@ details.`,
 			summary: "set the value of an input",
 			about:   `Set the value of the input numbered N, or matched by SELECTOR, to VALUE.`,
 			flags:   targetFlags("fill", true)},
-		{name: "press", args: "KEY", method: "press",
+		{name: "press", args: "KEY [N|SELECTOR]", method: "press",
 			summary: "press a key",
-			about:   `Press KEY (Enter, Tab, Escape, ArrowDown, a, Control+a, …) in the tab.`,
-			flags:   pressFlags},
+			about: `Press KEY (Enter, Tab, Escape, ArrowDown, a, Control+a, …) in the tab: in
+the element that has the focus, or, with N|SELECTOR, after focusing that
+element.`,
+			flags: pressFlags},
 		{name: "screenshot", args: "", method: "screenshot",
 			summary: "take a screenshot of the tab",
 			about: `Take a screenshot of the viewport, the full page (--full-page) or one
@@ -477,10 +479,17 @@ func targetFlags(verb string, withText bool) func(*cli, *flag.FlagSet, *invocati
 
 func pressFlags(*cli, *flag.FlagSet, *invocation) func([]string, api.Common) (any, error) {
 	return func(pos []string, common api.Common) (any, error) {
-		if len(pos) != 1 || pos[0] == "" {
-			return nil, usagef("press takes one KEY, got %d arguments", len(pos))
+		if len(pos) < 1 || len(pos) > 2 || pos[0] == "" {
+			return nil, usagef("press takes KEY [N|SELECTOR], got %d arguments", len(pos))
 		}
-		return api.ActRequest{Common: common, Text: pos[0]}, nil
+		req := api.ActRequest{Common: common, Text: pos[0]}
+		if len(pos) == 2 {
+			if strings.TrimSpace(pos[1]) == "" {
+				return nil, usagef("the target is empty")
+			}
+			req.Target = api.Target(pos[1])
+		}
+		return req, nil
 	}
 }
 

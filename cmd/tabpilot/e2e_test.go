@@ -172,7 +172,7 @@ func TestCLIEndToEnd(t *testing.T) {
 		t.Errorf("after fill: value = %q", got)
 	}
 	mustRun(t, e, "type", "#q", "needle")
-	mustRun(t, e, "press", "Enter")
+	mustRun(t, e, "press", "Enter", "#q")
 	if got := evalOut(t, e); got != "submitted needle" {
 		t.Errorf("after type and press Enter: out = %q, want %q", got, "submitted needle")
 	}
