@@ -662,6 +662,12 @@ func (s *Service) Act(ctx context.Context, method string, r *api.ActRequest) *ap
 	if err != nil {
 		return fail(method, name, err)
 	}
+	// A tab the action opened (a target=_blank link, window.open) is
+	// adopted under a name of its own: say which.
+	var pops []tabs.Popup
+	if t, terr := s.sup.Tab(name); terr == nil {
+		pops = t.DrainPopups(time.Second)
+	}
 	details := map[string]any{"action": method, "name": name}
 	text = verb
 	if res != nil {
@@ -680,6 +686,16 @@ func (s *Service) Act(ctx context.Context, method string, r *api.ActRequest) *ap
 			text += "; " + res.Note
 			details["note"] = res.Note
 		}
+	}
+	for _, p := range pops {
+		if p.Error != "" {
+			text += fmt.Sprintf("; it opened a new tab that could not be attached (%s)", p.Error)
+			continue
+		}
+		text += fmt.Sprintf("; it opened a new tab %q at %s (act on it with the tab name %q)", p.Name, p.URL, p.Name)
+	}
+	if len(pops) > 0 {
+		details["popups"] = pops
 	}
 	return &api.Result{Content: []api.Content{api.TextContent(text)}, Details: details}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/tabpilot/tabpilot/api"
 	"github.com/tabpilot/tabpilot/api/service"
 	"github.com/tabpilot/tabpilot/internal/testenv"
+	"github.com/tabpilot/tabpilot/tabs"
 )
 
 // pagesServer serves ../shared/pages/readability/<name>/source.html at /<name>/.
@@ -176,5 +177,29 @@ func TestErrorsAndProtocol(t *testing.T) {
 	res = svc.Close(ctx, &api.CloseRequest{Common: api.Common{Name: "ghost"}})
 	if res.IsError || res.Text() != `No tab named "ghost"` {
 		t.Errorf("close missing: %+v", res)
+	}
+}
+
+// A click that opens a new tab says so, with the tab's name.
+func TestClickAnnouncesPopup(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/new" {
+			w.Write([]byte(`<!doctype html><title>New</title><p>new`))
+			return
+		}
+		w.Write([]byte(`<!doctype html><title>Opener</title><a id=l href="/new" target=_blank>Open new</a>`))
+	}))
+	t.Cleanup(srv.Close)
+	svc := newService(t)
+	ctx := context.Background()
+	if res := svc.Open(ctx, &api.OpenRequest{Common: api.Common{Name: "op"}, URL: srv.URL + "/", WaitUntil: "load"}); res.IsError {
+		t.Fatalf("open: %s", res.Text())
+	}
+	res := svc.Act(ctx, "click", &api.ActRequest{Common: api.Common{Name: "op"}, Target: "#l"})
+	if res.IsError || !strings.Contains(res.Text(), `it opened a new tab "op-popup-1"`) {
+		t.Fatalf("click: %s", res.Text())
+	}
+	if pops, ok := res.Details["popups"].([]tabs.Popup); !ok || len(pops) != 1 || pops[0].Name != "op-popup-1" {
+		t.Fatalf("details popups: %#v", res.Details["popups"])
 	}
 }
