@@ -64,7 +64,8 @@ an app with --app-path, or an existing browser with --cdp-url.`,
 			summary: "run JavaScript against a tab",
 			about: `Run CODE, the body of an async function, against a tab. The code comes
 from -e, from FILE, or from stdin with "-". Its globals are tab, cdp, browser,
-display, assert, wait and console (DESIGN.md section 3). The output is every
+display, assert, wait and console; the tab methods are listed in the README
+and in 'go doc github.com/tabpilot/tabpilot/tabs/script'. The output is every
 display() and then the return value.`,
 			flags: runFlags},
 		{name: "close", args: "", method: "close",

@@ -110,7 +110,8 @@ func (c *cli) serveCommand() (*command, *config, error) {
 	cmd := newCommand("serve", "", "JSON-RPC 2.0 on stdio",
 		`Serve JSON-RPC 2.0 on stdin and stdout, one message per line, with a browser of
 its own (no daemon). Methods: open, close, run, observe, tabs, screenshot,
-extract, click, type, fill, press; params are the fields of DESIGN.md section 3.
+extract, click, type, fill, press; their params are listed in the README
+(JSON-RPC and Go).
 $/cancelRequest {"id": ID} cancels a request in flight. When stdin ends, the
 answers still due are written, the tabs are closed and tabpilot exits 0.
 Logs go to stderr.`)
