@@ -9,7 +9,10 @@
 // and details.error is {"code","message","hint"}.
 package api
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"strings"
+)
 
 // Content is one item of a result's content: text or a base64 image.
 type Content struct {
@@ -35,16 +38,16 @@ type Result struct {
 
 // Text returns the text items of the result joined by newlines.
 func (r *Result) Text() string {
-	s := ""
+	var b strings.Builder
 	for _, c := range r.Content {
 		if c.Type == "text" {
-			if s != "" {
-				s += "\n"
+			if b.Len() > 0 {
+				b.WriteByte('\n')
 			}
-			s += c.Text
+			b.WriteString(c.Text)
 		}
 	}
-	return s
+	return b.String()
 }
 
 // Common fields of every request.
