@@ -362,7 +362,7 @@ func (s *Service) Run(ctx context.Context, r *api.RunRequest) *api.Result {
 	if strings.TrimSpace(r.Code) == "" {
 		return fail("run", name, tabs.Errorf(tabs.CodeBadRequest, "run needs code: the body of an async function"))
 	}
-	so := &script.Options{Logger: s.log, BrowserTabs: s.sup.Tabs, MaxScreenshots: s.limits.MaxScreenshotsPerRun}
+	so := &script.Options{Logger: s.log, BrowserTabs: s.sup.Tabs, MaxScreenshots: s.limits.MaxScreenshotsPerRun, MaxDisplayBytes: s.limits.MaxResultBytes}
 	if a := s.opts.Audit; a != nil {
 		so.Audit = func(ctx context.Context, action, target, text string) (func(error), error) {
 			origin := ""

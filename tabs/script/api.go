@@ -39,41 +39,10 @@ func parses(src string) bool {
 	return err == nil
 }
 
-// setup installs the globals of DESIGN.md section 3 in vm.
-//
-// The tab API (T is a target: a selector, an element number, or a handle
-// from tab.id(n); methods that talk to the browser return promises):
-//
-//	click(T, {timeout}) hover(T, {timeout}) type(T, text, {timeout})
-//	fill(T, value, {timeout}) press(key, {selector, timeout})
-//	scrollIntoView(T) → {target}
-//	scroll(dx, dy, {selector}) → {x, y}            (wheel over the element)
-//	drag(from, to, {steps, timeout})               (T or {x, y} points)
-//	select(T, ...values) → {target, selected, values}
-//	uploadFile(T, ...paths) → {target, files, via: "input"|"chooser"}
-//	clickAt(x, y, {screenshot: id|true}) → {x, y, element, dialog, navigated}
-//	waitFor(T, {timeout, state: visible|hidden|attached|detached})
-//	waitForUrl(glob|RegExp|fn, {timeout, waitUntil: load|domcontentloaded|commit}) → url
-//	waitForResponse(glob|RegExp|fn, {timeout}) → {url, method, status,
-//	  statusText, headers, mimeType, body, bodyBase64, bodyError, truncated}
-//	waitForPopup({timeout}) → {name, opener, url}
-//	waitForDownload({timeout}) → {url, suggestedName, path, bytes, totalBytes, state, finished}
-//	downloads() → [download]
-//	dialog() → {type, message, defaultValue} | null
-//	acceptDialog(promptText?) dismissDialog()
-//	cookies(url | [urls]?) → [{name, value, domain, path, expires, httpOnly, secure, sameSite}]
-//	setCookie({name, value, url | domain, path, expires, httpOnly, secure, sameSite})
-//	clearCookies() setHeaders({name: value}) (User-Agent sets the user agent)
-//	storageState() → {cookies, origins: [{origin, localStorage: [{name, value}]}]}
-//	setStorageState(state)
-//
-// {timeout} (ms) on an element action bounds the wait for its element,
-// which otherwise lasts until shortly before the run's timeout; on a wait
-// it bounds the wait, which otherwise lasts the run's timeout. A handle tab.id(n) has click, hover, type, fill,
-// press, select, uploadFile, scrollIntoView, waitFor, drag(to), scroll(dx,
-// dy) and screenshot.
+// setup installs the globals (see the package doc) in vm.
 func (s *Script) setup(vm *goja.Runtime) error {
 	installGlobals(vm)
+	s.wrapTimers(vm)
 	t := s.tab
 	tab := vm.NewObject()
 	must := func(err error) {
@@ -590,6 +559,56 @@ func (s *Script) setup(vm *goja.Runtime) error {
 	return nil
 }
 
+// wrapTimers replaces the event loop's setTimeout, setInterval and
+// setImmediate (goja_nodejs, which drops what a callback throws) with
+// versions whose callbacks run as tasks of the run (Script.task): an
+// exception a callback throws fails the run, as in Node, and once the
+// run's result is decided callbacks no longer run.
+func (s *Script) wrapTimers(vm *goja.Runtime) {
+	for _, kind := range []string{"setTimeout", "setInterval", "setImmediate"} {
+		orig, ok := goja.AssertFunction(vm.Get(kind))
+		if !ok {
+			continue
+		}
+		// The callback's own arguments follow the delay, except for
+		// setImmediate, which has none.
+		first := 2
+		if kind == "setImmediate" {
+			first = 1
+		}
+		f := func(c goja.FunctionCall) goja.Value {
+			cb, ok := goja.AssertFunction(c.Argument(0))
+			if !ok {
+				panic(vm.NewTypeError("%s: the callback must be a function, not %s", kind, c.Argument(0).String()))
+			}
+			var args []goja.Value
+			if len(c.Arguments) > first {
+				args = append(args, c.Arguments[first:]...)
+			}
+			wrapped := vm.ToValue(func(goja.FunctionCall) goja.Value {
+				s.task(vm, func() {
+					if _, err := cb(goja.Undefined(), args...); err != nil {
+						s.fail(s.uncaught(vm, kind, err))
+					}
+				})
+				return goja.Undefined()
+			})
+			call := []goja.Value{wrapped}
+			if first == 2 {
+				call = append(call, c.Argument(1))
+			}
+			r, err := orig(goja.Undefined(), call...)
+			if err != nil {
+				panic(err)
+			}
+			return r
+		}
+		if err := vm.Set(kind, f); err != nil {
+			panic(err)
+		}
+	}
+}
+
 // observationJS makes an observation's JSON carry a text() rendering.
 type observationJS struct{ obs interface{ Text() string } }
 
@@ -612,10 +631,13 @@ func (s *Script) screenshot(vm *goja.Runtime, o tabs.ScreenshotOptions, silent b
 		return s.tab.Screenshot(ctx, o)
 	}, func(v any) goja.Value {
 		shot := v.(*tabs.Screenshot)
-		s.out.Screenshots = append(s.out.Screenshots, shot)
+		s.mu.Lock()
+		if !s.sealed {
+			s.out.Screenshots = append(s.out.Screenshots, shot)
+		}
+		s.mu.Unlock()
 		if !silent {
-			s.out.Content = append(s.out.Content,
-				Content{Type: "text", Text: shot.Summary()},
+			s.add(Content{Type: "text", Text: shot.Summary()},
 				Content{Type: "image", MimeType: shot.MimeType, Data: shot.Data})
 		}
 		return toJS(vm, map[string]any{"type": "image", "mimeType": shot.MimeType, "data": shot.Base64(),
@@ -646,15 +668,23 @@ func (s *Script) asyncThen(fn func(ctx context.Context) (any, error), conv func(
 			v, err = fn(s.ctx)
 		}()
 		s.loop.RunOnLoop(func(vm *goja.Runtime) {
-			if err != nil {
-				_ = reject(s.errValue(vm, err))
-				return
+			ran := s.task(vm, func() {
+				var jerr error
+				switch {
+				case err != nil:
+					jerr = reject(s.errValue(vm, err))
+				case conv != nil:
+					jerr = resolve(conv(v))
+				default:
+					jerr = resolve(toJS(vm, v))
+				}
+				if jerr != nil {
+					s.fail(s.jsErr(vm, jerr))
+				}
+			})
+			if !ran && err != nil {
+				s.log.Debug("tab call ended after the run", "tab", s.tab.Name(), "err", err)
 			}
-			if conv != nil {
-				_ = resolve(conv(v))
-				return
-			}
-			_ = resolve(toJS(vm, v))
 		})
 	}()
 	return vm.ToValue(p)
@@ -865,8 +895,12 @@ func (s *Script) predicate(fn goja.Callable) func(string) bool {
 	return func(u string) bool {
 		res := make(chan bool, 1)
 		ok := s.loop.RunOnLoop(func(vm *goja.Runtime) {
-			v, err := fn(goja.Undefined(), vm.ToValue(u))
-			res <- err == nil && v.ToBoolean()
+			b := false
+			s.task(vm, func() {
+				v, err := fn(goja.Undefined(), vm.ToValue(u))
+				b = err == nil && v.ToBoolean()
+			})
+			res <- b
 		})
 		if !ok {
 			return false

@@ -1,6 +1,6 @@
 // Package script runs the `run` action: the body of an async JavaScript
 // function in a fresh goja runtime with an event loop (goja_nodejs), bound
-// to a tabs.Tab (DESIGN.md section 3).
+// to a tabs.Tab.
 //
 // Globals: tab (the tab API), cdp.send (raw CDP on the tab's session),
 // browser {kind, version, tabs()}, display, assert, wait, console (to the
@@ -8,8 +8,60 @@
 // TextDecoder and Buffer. Tab methods that talk to the browser return
 // promises, so `await Promise.all([tab.waitForUrl(…), tab.click(…)])` works.
 //
+// The tab API (T is a target: a selector, an element number, or a handle
+// from tab.id(n); methods that talk to the browser return promises):
+//
+//	url() → string  title() → string
+//	goto(url, {waitUntil: load|domcontentloaded|networkidle0|networkidle2}) → {url, notes, dialog}
+//	observe({includeAll, viewportOnly, query, maxTokens, scroll, since: "last"})
+//	  → the observation (its text() renders it as the CLI prints it)
+//	evaluate(fn | source, ...args) → its JSON value (a function is called
+//	  with the args; source text may be a function, an expression or
+//	  statements)
+//	screenshot({selector, fullPage, save, silent, marks}) → image
+//	extract(format: markdown|text|html) → string
+//	id(n) → a handle on element n
+//	click(T, {timeout}) hover(T, {timeout}) type(T, text, {timeout})
+//	fill(T, value, {timeout}) press(key, {selector, timeout})
+//	scrollIntoView(T) → {target}
+//	scroll(dx, dy, {selector}) → {x, y}            (wheel over the element)
+//	drag(from, to, {steps, timeout})               (T or {x, y} points)
+//	select(T, ...values) → {target, selected, values}
+//	uploadFile(T, ...paths) → {target, files, via: "input"|"chooser"}
+//	clickAt(x, y, {screenshot: id|true}) → {x, y, element, dialog, navigated}
+//	waitFor(T, {timeout, state: visible|hidden|attached|detached})
+//	waitForUrl(glob|RegExp|fn, {timeout, waitUntil: load|domcontentloaded|commit}) → url
+//	waitForResponse(glob|RegExp|fn, {timeout}) → {url, method, status,
+//	  statusText, headers, mimeType, body, bodyBase64, bodyError, truncated}
+//	waitForPopup({timeout}) → {name, opener, url}
+//	waitForDownload({timeout}) → {url, suggestedName, path, bytes, totalBytes, state, finished}
+//	downloads() → [download]
+//	dialog() → {type, message, defaultValue} | null
+//	acceptDialog(promptText?) dismissDialog()
+//	cookies(url | [urls]?) → [{name, value, domain, path, expires, httpOnly, secure, sameSite}]
+//	setCookie({name, value, url | domain, path, expires, httpOnly, secure, sameSite})
+//	clearCookies() setHeaders({name: value}) (User-Agent sets the user agent)
+//	storageState() → {cookies, origins: [{origin, localStorage: [{name, value}]}]}
+//	setStorageState(state)
+//
+// {timeout} (ms) on an element action bounds the wait for its element,
+// which otherwise lasts until shortly before the run's timeout; on a wait
+// it bounds the wait, which otherwise lasts the run's timeout. A handle tab.id(n) has click, hover, type, fill,
+// press, select, uploadFile, scrollIntoView, waitFor, drag(to), scroll(dx,
+// dy) and screenshot.
+//
 // A Script is a tabs.Job: Supervisor.Run gives it the run's deadline and
 // calls Interrupt (goja Runtime.Interrupt) when the deadline passes.
+//
+// Like Node, a run fails on an exception no code catches: one thrown by a
+// setTimeout, setInterval or setImmediate callback, or a promise rejected
+// with no handler once the task that rejected it and its microtasks are
+// done (goja Runtime.SetPromiseRejectionTracker). Once the run's result is
+// decided no more JavaScript runs, and a late error is only logged.
+//
+// The text display adds to a run's output is bounded (Options.MaxDisplayBytes,
+// DefaultMaxDisplayBytes): past the bound further text displays are left
+// out, and one last text item says how many and how large.
 package script
 
 import (
@@ -44,7 +96,8 @@ type Content struct {
 	Data     []byte
 }
 
-// Output is what a run produced, in order: every display call, then the
+// Output is what a run produced, in order: every display call (text past
+// Options.MaxDisplayBytes left out, and one item saying so), then the
 // return value.
 type Output struct {
 	Content     []Content
@@ -75,7 +128,22 @@ type Options struct {
 	MaxScreenshots int
 	// BrowserTabs lists the supervisor's tabs for browser.tabs().
 	BrowserTabs func(ctx context.Context) []tabs.TabInfo
+	// MaxDisplayBytes bounds the text that display() adds to the run's
+	// output: the bytes of UTF-8 of the text items kept, plus one per item
+	// (the newline that joins them in the result text). A text display that
+	// would take the total past it is left out, and so is every later one;
+	// the first text display is always kept whole, since the service cuts
+	// one long item itself. One text item at the end of the displays (before
+	// the return value) then says how many displays and bytes were left out.
+	// Images and the return value are not counted. 0 means
+	// DefaultMaxDisplayBytes; a negative value means no bound.
+	MaxDisplayBytes int
 }
+
+// DefaultMaxDisplayBytes is the default Options.MaxDisplayBytes: 100 000
+// bytes of display text per run, the service's bound on one result
+// (api/service.DefaultMaxResultBytes).
+const DefaultMaxDisplayBytes = 100_000
 
 // Script is one run of code against a tab. Use it once.
 type Script struct {
@@ -83,16 +151,45 @@ type Script struct {
 	opts Options
 	log  *slog.Logger
 
+	// mu guards vm, interrupted, decided and the output with its display
+	// budget: the loop writes them, Run and Interrupt come from elsewhere.
 	mu          sync.Mutex
 	vm          *goja.Runtime
 	interrupted string
+	decided     bool // the run's result is sent on done
+	sealed      bool // Run has read the output: the loop adds nothing more
+	out         Output
+	disp        displayBudget
 
-	out     Output
+	done    chan result // the run's result, sent once (finish)
 	shots   int
 	tab     *tabs.Tab
 	ctx     context.Context
 	loop    *eventloop.EventLoop
 	pending sync.WaitGroup
+
+	// On the loop only: the body's settlement, which the checkpoint after
+	// its task turns into the run's result, and the promises rejected with
+	// no handler yet, with the order they were rejected in.
+	settled   *settlement
+	unhandled map[*goja.Promise]uint64
+	rejected  uint64
+}
+
+// settlement is how the run's body ended: a return value or an error.
+type settlement struct {
+	value goja.Value
+	err   error
+}
+
+// displayBudget is the state of Options.MaxDisplayBytes in one run.
+type displayBudget struct {
+	limit        int   // bytes; negative: no bound
+	used         int   // bytes of the text items kept, plus one per item
+	full         bool  // every later text display is left out
+	dropped      int   // text displays left out
+	droppedBytes int64 // their bytes of UTF-8
+	closed       bool  // the note on what was left out is in the output
 }
 
 // New returns a Script for code, the body of an async function.
@@ -105,11 +202,24 @@ func New(code string, opts *Options) *Script {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
+	s.disp.limit = s.opts.MaxDisplayBytes
+	if s.disp.limit == 0 {
+		s.disp.limit = DefaultMaxDisplayBytes
+	}
+	s.done = make(chan result, 1)
+	s.unhandled = map[*goja.Promise]uint64{}
 	return s
 }
 
-// Output returns what the run produced. Call it after Run returns.
-func (s *Script) Output() *Output { return &s.out }
+// Output returns what the run produced. Call it after Run returns; called
+// earlier (a supervisor that gave up on a stuck run) it returns what the
+// run has produced so far.
+func (s *Script) Output() *Output {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	o := s.out
+	return &o
+}
 
 // Interrupt stops the JavaScript at once (goja Runtime.Interrupt); the run
 // then fails. Safe to call from any goroutine.
@@ -133,7 +243,8 @@ type result struct {
 }
 
 // Run runs the script on t until its promise settles or ctx ends. Errors
-// are *tabs.Error: script_error (a throw or a syntax error),
+// are *tabs.Error: script_error (a throw, a syntax error, an exception
+// thrown by a timer callback or a promise rejection no code handled),
 // assertion_failed (assert), the code of a failed tab call that the script
 // did not catch (e.g. stale_element), or timeout.
 func (s *Script) Run(ctx context.Context, t *tabs.Tab) error {
@@ -147,20 +258,13 @@ func (s *Script) Run(ctx context.Context, t *tabs.Tab) error {
 	reg := require.NewRegistry()
 	reg.RegisterNativeModule(console.ModuleName, console.RequireWithPrinter(&printer{log: s.log, tab: t.Name()}))
 	s.loop = eventloop.NewEventLoop(eventloop.WithRegistry(reg), eventloop.EnableConsole(true))
-	done := make(chan result, 1)
-	finish := func(r result) {
-		select {
-		case done <- r:
-		default:
-		}
-	}
 	loopDone := make(chan struct{})
 	go func() {
 		defer close(loopDone)
 		defer func() {
 			if p := recover(); p != nil {
 				s.log.Error("panic in script loop", "panic", p)
-				finish(result{err: tabs.Errorf(tabs.CodeInternal, "internal error in the script runtime: %v", p)})
+				s.fail(tabs.Errorf(tabs.CodeInternal, "internal error in the script runtime: %v", p))
 			}
 		}()
 		s.loop.StartInForeground()
@@ -172,48 +276,15 @@ func (s *Script) Run(ctx context.Context, t *tabs.Tab) error {
 			vm.Interrupt(s.interrupted)
 		}
 		s.mu.Unlock()
-		vm.SetFieldNameMapper(goja.TagFieldNameMapper("json", true))
-		if err := s.setup(vm); err != nil {
-			finish(result{err: err})
-			return
-		}
-		fn, err := vm.RunScript("run", codePrefix+s.code+"\n})")
-		if err != nil {
-			finish(result{err: s.jsErr(vm, err)})
-			return
-		}
-		call, _ := goja.AssertFunction(fn)
-		pv, err := call(goja.Undefined())
-		if err != nil {
-			finish(result{err: s.jsErr(vm, err)})
-			return
-		}
-		p, ok := pv.Export().(*goja.Promise)
-		if !ok {
-			finish(result{})
-			return
-		}
-		then, _ := goja.AssertFunction(vm.ToValue(p).ToObject(vm).Get("then"))
-		_, _ = then(vm.ToValue(p),
-			vm.ToValue(func(c goja.FunctionCall) goja.Value {
-				if err := s.emitValue(vm, c.Argument(0), true); err != nil {
-					finish(result{err: err})
-					return goja.Undefined()
-				}
-				finish(result{})
-				return goja.Undefined()
-			}),
-			vm.ToValue(func(c goja.FunctionCall) goja.Value {
-				finish(result{err: s.rejection(vm, c.Argument(0))})
-				return goja.Undefined()
-			}))
+		s.task(vm, func() { s.start(vm) })
 	})
 	var r result
 	select {
-	case r = <-done:
+	case r = <-s.done:
 	case <-ctx.Done():
 		s.Interrupt("run cancelled")
-		r.err = &tabs.Error{Code: tabs.CodeTimeout, Msg: "run stopped: " + context.Cause(ctx).Error(), Err: ctx.Err()}
+		s.finish(result{err: &tabs.Error{Code: tabs.CodeTimeout, Msg: "run stopped: " + context.Cause(ctx).Error(), Err: ctx.Err()}})
+		r = <-s.done
 	}
 	s.loop.StopNoWait()
 	select {
@@ -225,14 +296,195 @@ func (s *Script) Run(ctx context.Context, t *tabs.Tab) error {
 	if r.err == nil && ctx.Err() != nil {
 		r.err = &tabs.Error{Code: tabs.CodeTimeout, Msg: "run stopped: " + ctx.Err().Error(), Err: ctx.Err()}
 	}
-	s.out.Dialogs = append(s.out.Dialogs, t.HandledDialogs()...)
-	s.out.PendingDialog = t.PendingDialog()
-	s.out.Popups = append(s.out.Popups, t.DrainPopups(popupSettle)...)
-	s.out.Downloads = append(s.out.Downloads, t.DrainDownloads()...)
+	s.mu.Lock()
+	s.closeDisplayLocked()
+	s.sealed = true
+	s.mu.Unlock()
+	dialogs, pending := t.HandledDialogs(), t.PendingDialog()
+	popups := t.DrainPopups(popupSettle)
+	downloads := t.DrainDownloads()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.out.Dialogs = append(s.out.Dialogs, dialogs...)
+	s.out.PendingDialog = pending
+	s.out.Popups = append(s.out.Popups, popups...)
+	s.out.Downloads = append(s.out.Downloads, downloads...)
 	if len(s.out.Content) == 0 && r.err == nil {
 		s.out.Content = append(s.out.Content, Content{Type: "text", Text: fmt.Sprintf("Ran code on tab %q", t.Name())})
 	}
 	return r.err
+}
+
+// start is the run's first task: it installs the globals, then calls the
+// body and watches the promise it returns.
+func (s *Script) start(vm *goja.Runtime) {
+	vm.SetFieldNameMapper(goja.TagFieldNameMapper("json", true))
+	vm.SetPromiseRejectionTracker(s.track)
+	if err := s.setup(vm); err != nil {
+		s.fail(err)
+		return
+	}
+	fn, err := vm.RunScript("run", codePrefix+s.code+"\n})")
+	if err != nil {
+		s.fail(s.jsErr(vm, err))
+		return
+	}
+	call, _ := goja.AssertFunction(fn)
+	pv, err := call(goja.Undefined())
+	if err != nil {
+		s.fail(s.jsErr(vm, err))
+		return
+	}
+	p, ok := pv.Export().(*goja.Promise)
+	if !ok {
+		s.settled = &settlement{}
+		return
+	}
+	then, _ := goja.AssertFunction(vm.ToValue(p).ToObject(vm).Get("then"))
+	_, err = then(vm.ToValue(p),
+		vm.ToValue(func(c goja.FunctionCall) goja.Value {
+			s.settled = &settlement{value: c.Argument(0)}
+			return goja.Undefined()
+		}),
+		vm.ToValue(func(c goja.FunctionCall) goja.Value {
+			s.settled = &settlement{err: s.rejection(vm, c.Argument(0))}
+			return goja.Undefined()
+		}))
+	if err != nil {
+		s.fail(s.jsErr(vm, err))
+	}
+}
+
+// finish decides the run's result, once: it reports whether r is it.
+func (s *Script) finish(r result) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.decided {
+		return false
+	}
+	s.decided = true
+	s.done <- r
+	return true
+}
+
+// fail ends the run with err, or, when its result is already decided,
+// logs err.
+func (s *Script) fail(err error) {
+	if s.finish(result{err: err}) {
+		return
+	}
+	if tabs.CodeOf(err) == tabs.CodeTimeout {
+		s.log.Debug("script error after the run's result was decided", "tab", s.tab.Name(), "err", err)
+		return
+	}
+	s.log.Warn("script error after the run's result was decided", "tab", s.tab.Name(), "err", err)
+}
+
+// ended reports whether the run's result is decided.
+func (s *Script) ended() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.decided
+}
+
+// task runs fn, one task of the loop (the body's start, a timer callback,
+// the settling of a tab call's promise), then the checkpoint, by when
+// goja has run the task's microtasks. Once the run's result is decided it
+// runs nothing and returns false: an interrupted goja clears its
+// interrupt, and JavaScript that ran on could loop for ever.
+func (s *Script) task(vm *goja.Runtime, fn func()) bool {
+	if s.ended() {
+		return false
+	}
+	fn()
+	s.checkpoint(vm)
+	return true
+}
+
+// checkpoint ends the run after a task, as Node does after a macrotask: an
+// error of the body fails it; else the first promise rejected with no
+// handler since the last checkpoint fails it (Node's unhandled
+// rejection); else a body that returned ends it with its value.
+func (s *Script) checkpoint(vm *goja.Runtime) {
+	if st := s.settled; st != nil && st.err != nil {
+		s.settled = nil
+		s.fail(st.err)
+	}
+	if len(s.unhandled) > 0 {
+		var first *goja.Promise
+		var seq uint64
+		for p, n := range s.unhandled {
+			if first == nil || n < seq {
+				first, seq = p, n
+			}
+		}
+		n := len(s.unhandled)
+		clear(s.unhandled)
+		err := s.unhandledErr(vm, first.Result(), n)
+		s.fail(err)
+	}
+	if st := s.settled; st != nil {
+		s.settled = nil
+		if s.ended() {
+			return
+		}
+		s.mu.Lock()
+		s.closeDisplayLocked()
+		s.mu.Unlock()
+		if err := s.emitValue(vm, st.value, true); err != nil {
+			s.fail(err)
+			return
+		}
+		s.finish(result{})
+	}
+}
+
+// track is the run's goja PromiseRejectionTracker: a promise rejected
+// with no handler is unhandled until a handler is added to it.
+func (s *Script) track(p *goja.Promise, op goja.PromiseRejectionOperation) {
+	switch op {
+	case goja.PromiseRejectionReject:
+		s.rejected++
+		s.unhandled[p] = s.rejected
+	case goja.PromiseRejectionHandle:
+		delete(s.unhandled, p)
+	}
+}
+
+// unhandledErr is the run's error for a promise rejected with v that no
+// code handled; n counts the unhandled rejections of the task.
+func (s *Script) unhandledErr(vm *goja.Runtime, v goja.Value, n int) error {
+	var e *tabs.Error
+	if err := s.rejection(vm, v); !errors.As(err, &e) {
+		return err
+	}
+	msg := "unhandled promise rejection: " + e.Msg
+	if n > 1 {
+		msg += fmt.Sprintf(" (and %d more)", n-1)
+	}
+	return &tabs.Error{Code: e.Code, Msg: msg, Hint: e.Hint}
+}
+
+// uncaught is the run's error for err, thrown by a callback of kind
+// ("setTimeout", "setInterval", "setImmediate") that no code caught. It
+// names where the exception was thrown: the Error's stack, else goja's.
+func (s *Script) uncaught(vm *goja.Runtime, kind string, err error) error {
+	var e *tabs.Error
+	if jerr := s.jsErr(vm, err); !errors.As(jerr, &e) || e.Code == tabs.CodeTimeout {
+		return jerr
+	}
+	msg := e.Msg
+	var ex *goja.Exception
+	if !strings.Contains(msg, "(line ") && errors.As(err, &ex) {
+		for _, f := range ex.Stack() {
+			if f.SrcName() == "run" {
+				p := f.Position()
+				msg += " (" + positionText(fmt.Sprintf("run:%d:%d", p.Line, p.Column)) + ")"
+				break
+			}
+		}
+	}
+	return &tabs.Error{Code: e.Code, Msg: "uncaught exception in a " + kind + " callback: " + msg, Hint: e.Hint}
 }
 
 // codePrefix opens the async function a run's code is the body of. It
@@ -306,10 +558,13 @@ func (s *Script) rejection(vm *goja.Runtime, v goja.Value) error {
 		if name != "" && name != "Error" && !strings.HasPrefix(msg, name) {
 			msg = name + ": " + msg
 		}
+		// The first frame in the caller's code: an error a native function
+		// (setTimeout, tab.id) throws has native frames first.
 		if st := o.Get("stack"); st != nil && !goja.IsUndefined(st) {
-			if lines := strings.Split(st.String(), "\n"); len(lines) > 1 {
-				if at := strings.TrimSpace(lines[1]); at != "" {
+			for _, line := range strings.Split(st.String(), "\n")[1:] {
+				if at := strings.TrimSpace(line); goPos.MatchString(at) {
 					msg += " (" + positionText(strings.TrimPrefix(at, "at ")) + ")"
+					break
 				}
 			}
 		}
@@ -329,8 +584,9 @@ func validCode(c string) bool {
 }
 
 // emitValue appends a value to the output: an image object as an image, a
-// string as text, anything else as pretty JSON. With final, undefined and
-// null add nothing.
+// string as text, anything else as pretty JSON. With final (the return
+// value), undefined and null add nothing; without it (display), text is
+// subject to the display budget.
 func (s *Script) emitValue(vm *goja.Runtime, v goja.Value, final bool) error {
 	if v == nil || goja.IsUndefined(v) || (final && goja.IsNull(v)) {
 		return nil
@@ -346,21 +602,97 @@ func (s *Script) emitValue(vm *goja.Runtime, v goja.Value, final bool) error {
 				if m := o.Get("mimeType"); m != nil && !goja.IsUndefined(m) {
 					mt = m.String()
 				}
-				s.out.Content = append(s.out.Content, Content{Type: "image", MimeType: mt, Data: data})
+				s.add(Content{Type: "image", MimeType: mt, Data: data})
 				return nil
 			}
 		}
 	}
-	if str, ok := v.Export().(string); ok {
-		s.out.Content = append(s.out.Content, Content{Type: "text", Text: str})
+	text, ok := v.Export().(string)
+	if !ok {
+		js, err := stringify(vm, v)
+		if err != nil {
+			return &tabs.Error{Code: tabs.CodeScriptError, Msg: "cannot serialise the value: " + err.Error()}
+		}
+		text = js
+	}
+	if final {
+		s.add(Content{Type: "text", Text: text})
 		return nil
 	}
-	js, err := stringify(vm, v)
-	if err != nil {
-		return &tabs.Error{Code: tabs.CodeScriptError, Msg: "cannot serialise the value: " + err.Error()}
-	}
-	s.out.Content = append(s.out.Content, Content{Type: "text", Text: js})
+	s.display(text)
 	return nil
+}
+
+// add appends items to the output, unless Run has already read it.
+func (s *Script) add(cs ...Content) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sealed {
+		s.log.Debug("output after the run ended left out", "tab", s.tab.Name(), "items", len(cs))
+		return
+	}
+	s.out.Content = append(s.out.Content, cs...)
+}
+
+// display appends a display's text to the output within the display
+// budget (Options.MaxDisplayBytes), or counts it as left out.
+func (s *Script) display(text string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b := &s.disp
+	if s.sealed || b.closed {
+		s.log.Debug("display after the run ended left out", "tab", s.tab.Name(), "bytes", len(text))
+		return
+	}
+	size := len(text) + 1
+	if b.limit >= 0 && !b.full && b.used > 0 && b.used+size > b.limit {
+		b.full = true
+	}
+	if b.full {
+		b.dropped++
+		b.droppedBytes += int64(len(text))
+		return
+	}
+	s.out.Content = append(s.out.Content, Content{Type: "text", Text: text})
+	b.used += size
+	if b.limit >= 0 && b.used >= b.limit {
+		b.full = true
+	}
+}
+
+// closeDisplayLocked ends the displays: when some were left out, one text
+// item says how many. s.mu is held.
+func (s *Script) closeDisplayLocked() {
+	b := &s.disp
+	if b.closed || s.sealed {
+		return
+	}
+	b.closed = true
+	if b.dropped == 0 {
+		return
+	}
+	outputs := "outputs"
+	if b.dropped == 1 {
+		outputs = "output"
+	}
+	s.out.Content = append(s.out.Content, Content{Type: "text", Text: fmt.Sprintf(
+		"… %d more display() %s (%s) left out: the run's output is capped at %s",
+		b.dropped, outputs, sizeText(b.droppedBytes), sizeText(int64(b.limit)))})
+}
+
+// sizeText renders n bytes for a reader: "1 byte", "612 bytes", "612 KB", "1.5 MB"
+// (decimal units).
+func sizeText(n int64) string {
+	switch {
+	case n == 1:
+		return "1 byte"
+	case n < 1000:
+		return fmt.Sprintf("%d bytes", n)
+	case n < 1_000_000:
+		return fmt.Sprintf("%d KB", (n+500)/1000)
+	default:
+		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+	}
 }
 
 func stringify(vm *goja.Runtime, v goja.Value) (string, error) {

@@ -43,12 +43,18 @@ func TestMain(m *testing.M) {
 
 func runCode(t *testing.T, code string, timeout time.Duration) (*script.Output, error) {
 	t.Helper()
+	return runCodeWith(t, code, timeout, nil)
+}
+
+// runCodeWith runs code with opts on a fresh tab named after the test.
+func runCodeWith(t *testing.T, code string, timeout time.Duration, opts *script.Options) (*script.Output, error) {
+	t.Helper()
 	name := strings.ReplaceAll(t.Name(), "/", "-")
 	if _, err := sup.Open(context.Background(), tabs.OpenOptions{Name: name, URL: srv.URL, WaitUntil: "load"}); err != nil {
 		t.Fatalf("open: %v", err)
 	}
 	t.Cleanup(func() { sup.Close(context.Background(), name, false, 0) })
-	s := script.New(code, nil)
+	s := script.New(code, opts)
 	err := sup.Run(context.Background(), name, timeout, s)
 	return s.Output(), err
 }
