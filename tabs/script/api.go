@@ -653,6 +653,7 @@ func (s *Script) async(fn func(ctx context.Context) (any, error)) goja.Value {
 
 func (s *Script) asyncThen(fn func(ctx context.Context) (any, error), conv func(any) goja.Value) goja.Value {
 	vm := s.vm
+	site := callSite(vm)
 	p, resolve, reject := vm.NewPromise()
 	s.pending.Add(1)
 	go func() {
@@ -672,7 +673,13 @@ func (s *Script) asyncThen(fn func(ctx context.Context) (any, error), conv func(
 				var jerr error
 				switch {
 				case err != nil:
-					jerr = reject(s.errValue(vm, err))
+					ev := s.errValue(vm, err)
+					if o, ok := ev.(*goja.Object); ok && site != "" {
+						// The error is made on the loop, far from the call:
+						// give it the call's place, as its stack.
+						_ = o.Set("stack", fmt.Sprintf("Error: %s\n    at %s", err.Error(), site))
+					}
+					jerr = reject(ev)
 				case conv != nil:
 					jerr = resolve(conv(v))
 				default:
@@ -694,6 +701,18 @@ func (s *Script) reject(err error) goja.Value {
 	p, _, reject := s.vm.NewPromise()
 	_ = reject(s.errValue(s.vm, err))
 	return s.vm.ToValue(p)
+}
+
+// callSite is the place ("run:L:C") in the caller's code of the innermost
+// frame of the current call stack that is in it, or "".
+func callSite(vm *goja.Runtime) string {
+	for _, f := range vm.CaptureCallStack(0, nil) {
+		if f.SrcName() == "run" {
+			p := f.Position()
+			return fmt.Sprintf("run:%d:%d", p.Line, p.Column)
+		}
+	}
+	return ""
 }
 
 // errValue builds a JS Error with code and hint properties from a Go error.

@@ -487,6 +487,23 @@ func (s *Script) uncaught(vm *goja.Runtime, kind string, err error) error {
 	return &tabs.Error{Code: e.Code, Msg: "uncaught exception in a " + kind + " callback: " + msg, Hint: e.Hint}
 }
 
+// stackPos is " (line L:C)" for the first frame in the caller's code of an
+// error's stack, or "": an error a native function (setTimeout, tab.id)
+// throws has native frames first, and a failed tab call's error carries
+// the frame of the call (Script.callSite).
+func stackPos(o *goja.Object) string {
+	st := o.Get("stack")
+	if st == nil || goja.IsUndefined(st) {
+		return ""
+	}
+	for _, line := range strings.Split(st.String(), "\n")[1:] {
+		if at := strings.TrimSpace(line); goPos.MatchString(at) {
+			return " (" + positionText(strings.TrimPrefix(at, "at ")) + ")"
+		}
+	}
+	return ""
+}
+
 // codePrefix opens the async function a run's code is the body of. It
 // adds no line, so a position in the code is the caller's line; on the
 // first line, positionText takes its length off the column.
@@ -542,7 +559,7 @@ func (s *Script) rejection(vm *goja.Runtime, v goja.Value) error {
 			msg = v.String()
 		}
 		if code != "" && code != string(tabs.CodeScriptError) && validCode(code) {
-			e := &tabs.Error{Code: tabs.Code(code), Msg: msg}
+			e := &tabs.Error{Code: tabs.Code(code), Msg: msg + stackPos(o)}
 			if h := o.Get("hint"); h != nil && !goja.IsUndefined(h) {
 				e.Hint = h.String()
 			}
@@ -558,17 +575,7 @@ func (s *Script) rejection(vm *goja.Runtime, v goja.Value) error {
 		if name != "" && name != "Error" && !strings.HasPrefix(msg, name) {
 			msg = name + ": " + msg
 		}
-		// The first frame in the caller's code: an error a native function
-		// (setTimeout, tab.id) throws has native frames first.
-		if st := o.Get("stack"); st != nil && !goja.IsUndefined(st) {
-			for _, line := range strings.Split(st.String(), "\n")[1:] {
-				if at := strings.TrimSpace(line); goPos.MatchString(at) {
-					msg += " (" + positionText(strings.TrimPrefix(at, "at ")) + ")"
-					break
-				}
-			}
-		}
-		return &tabs.Error{Code: tabs.CodeScriptError, Msg: msg}
+		return &tabs.Error{Code: tabs.CodeScriptError, Msg: msg + stackPos(o)}
 	}
 	return &tabs.Error{Code: tabs.CodeScriptError, Msg: "the script threw " + v.String()}
 }

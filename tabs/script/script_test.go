@@ -256,6 +256,9 @@ func TestScriptErrorPositions(t *testing.T) {
 		{"const a = 1;\nnull.x;", "(line 2:6)"},
 		{"const a = 1;\nconst b = ;", "SyntaxError: line 2:11 Unexpected token"},
 		{"throw new Error('boom')", "boom (line 1:7)"},
+		// A failed tab call and an assert name the line of the call.
+		{"const a = 1;\n\nawait tab.click('#nope', {timeout: 100});", `no element matches "#nope" (line 3:16)`},
+		{"const a = 1;\nassert(a === 2, 'two');", "assertion failed: two (line 2:7)"},
 	}
 	for _, c := range cases {
 		_, err := runCode(t, c.code, 10*time.Second)

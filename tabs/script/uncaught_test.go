@@ -42,7 +42,7 @@ func TestUncaughtErrorsFailTheRun(t *testing.T) {
 			tabs.CodeScriptError, "unhandled promise rejection: the script threw 1 (and 1 more)"},
 		// A tab call the code did not await keeps its code.
 		{"tab call not awaited", "tab.click('#missing-element', {timeout: 200});\nawait wait(30000);",
-			tabs.CodeElementNotFound, `unhandled promise rejection: no element matches "#missing-element"`},
+			tabs.CodeElementNotFound, `unhandled promise rejection: no element matches "#missing-element" (line 1:10)`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
