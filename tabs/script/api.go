@@ -382,10 +382,20 @@ func (s *Script) setup(vm *goja.Runtime) error {
 		}
 		src := funcSource(c.Argument(0))
 		var args []any
-		for _, a := range c.Arguments[1:] {
+		for i, a := range c.Arguments[1:] {
+			if _, isFn := goja.AssertFunction(a); isFn {
+				return s.reject(tabs.Errorf(tabs.CodeBadRequest, "evaluate: argument %d is a function; the page gets JSON values only", i+1))
+			}
+			if goja.IsUndefined(a) {
+				args = append(args, nil) // null in the page
+				continue
+			}
 			js, err := stringify(vm, a)
-			if err != nil {
-				return s.reject(tabs.Errorf(tabs.CodeBadRequest, "evaluate: argument is not JSON-serialisable: %v", err))
+			if err != nil || !json.Valid([]byte(js)) {
+				if err == nil {
+					err = fmt.Errorf("JSON.stringify gave %s", js)
+				}
+				return s.reject(tabs.Errorf(tabs.CodeBadRequest, "evaluate: argument %d is not JSON-serialisable: %v", i+1, err))
 			}
 			args = append(args, json.RawMessage(js))
 		}

@@ -219,12 +219,14 @@ r.push(await tab.evaluate("const z = await Promise.resolve(2); z * 5"));
 r.push(await tab.evaluate("(a) => a * 2;", 21));
 try { await tab.evaluate("window"); } catch (e) { r.push(e.code); }
 try { await tab.evaluate("document.title", 1); } catch (e) { r.push(e.code); }
+try { await tab.evaluate((f) => f, () => 1); } catch (e) { r.push(e.code); }
+r.push(await tab.evaluate((a, b) => [a, b], undefined, 2));
 return JSON.stringify(r);
 `, 20*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `[42,5,"hi!",8,2,2,"later",{"a":1},6,7,10,42,"script_error","bad_request"]`
+	want := `[42,5,"hi!",8,2,2,"later",{"a":1},6,7,10,42,"script_error","bad_request","bad_request",[null,2]]`
 	if got := texts(out); len(got) != 1 || got[0] != want {
 		t.Fatalf("got %q, want %q", got, want)
 	}
