@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"strconv"
 	"testing"
 )
 
@@ -26,5 +27,20 @@ func TestCodesHaveHints(t *testing.T) {
 	}
 	if Code("nope").Valid() {
 		t.Error("an unknown code is valid")
+	}
+}
+
+// BenchmarkResultText joins the text of a run that called display 40,000
+// times (the CLI prints Text()).
+func BenchmarkResultText(b *testing.B) {
+	r := &Result{}
+	for i := range 40000 {
+		r.Content = append(r.Content, TextContent("x"+strconv.Itoa(i)))
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if len(r.Text()) == 0 {
+			b.Fatal("empty")
+		}
 	}
 }
