@@ -503,8 +503,7 @@ func (s *Supervisor) Run(ctx context.Context, name string, timeout time.Duration
 		return &Error{Code: CodeBusy, Msg: fmt.Sprintf("tab %q is busy running another action", t.name), Err: ErrBusy}
 	}
 	defer t.release()
-	timeout = s.Timeout(timeout)
-	rctx, cancel := opCtx(t.ctx, ctx, timeout)
+	rctx, cancel := opCtx(t.ctx, ctx, s.Timeout(timeout))
 	defer cancel()
 
 	done := make(chan error, 1)
@@ -517,13 +516,21 @@ func (s *Supervisor) Run(ctx context.Context, name string, timeout time.Duration
 		}()
 		done <- job.Run(rctx, t)
 	}()
+	asked := timeout
+	timeout = s.Timeout(timeout)
 	select {
 	case err = <-done:
 		if err != nil && ctx.Err() == nil && !t.Alive() {
 			return goneErr(t)
 		}
+		if err != nil && ctx.Err() != nil && t.Alive() {
+			// Cancelled by the caller: the page may still be running what
+			// the run started (a loop in an evaluate); a hung one is killed
+			// now, not found by the next call.
+			s.afterTimeout(t)
+		}
 		if err != nil && rctx.Err() != nil && ctx.Err() == nil && t.Alive() && errors.Is(rctx.Err(), context.DeadlineExceeded) {
-			err = timeoutErr(t.name, timeout, err)
+			err = s.timeoutErr(t.name, timeout, asked, err)
 			s.afterTimeout(t)
 		}
 		return err
@@ -540,14 +547,19 @@ func (s *Supervisor) Run(ctx context.Context, name string, timeout time.Duration
 	defer grace.Stop()
 	select {
 	case err = <-done:
-		if ctx.Err() != nil {
-			return Errorf(CodeTimeout, "run on tab %q cancelled: %w", t.name, ctx.Err())
+		if err == nil && t.Alive() {
+			// It finished as the deadline passed (a click whose navigation
+			// committed at the last moment): it did what it was asked.
+			return nil
 		}
 		if !t.Alive() {
 			return goneErr(t)
 		}
 		s.afterTimeout(t)
-		return timeoutErr(t.name, timeout, err)
+		if ctx.Err() != nil {
+			return Errorf(CodeTimeout, "run on tab %q cancelled: %w", t.name, ctx.Err())
+		}
+		return s.timeoutErr(t.name, timeout, asked, err)
 	case <-grace.C:
 		s.log.Warn("run did not yield; killing tab", "tab", t.name)
 		s.killTab(t, fmt.Sprintf("killed: a run overran its %v timeout and did not stop within %v", timeout, s.opts.Grace))
@@ -561,8 +573,13 @@ func goneErr(t *Tab) error {
 	return &Error{Code: CodeNotAlive, Msg: fmt.Sprintf("run on tab %q stopped: the tab is gone (%s)", t.name, t.DeadReason()), Err: ErrNotAlive}
 }
 
-func timeoutErr(name string, d time.Duration, cause error) error {
-	msg := fmt.Sprintf("run on tab %q timed out after %v", name, d)
+// timeoutErr is the timeout error of an action on the tab name that ran
+// for d, when asked asked for (0: the default).
+func (s *Supervisor) timeoutErr(name string, d, asked time.Duration, cause error) error {
+	msg := fmt.Sprintf("the action on tab %q timed out after %v", name, d)
+	if asked > d && d == s.opts.MaxTimeout {
+		msg += fmt.Sprintf(" (%v asked, cut to the maximum; the daemon's --max-timeout or TABPILOT_MAX_TIMEOUT raises it)", asked)
+	}
 	if cause != nil && !errors.Is(cause, context.DeadlineExceeded) && !strings.Contains(cause.Error(), "timed out") {
 		msg += " (" + cause.Error() + ")"
 	}
