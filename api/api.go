@@ -84,7 +84,9 @@ type OpenRequest struct {
 	Viewport *Viewport `json:"viewport,omitempty"`
 	// WaitUntil is load, domcontentloaded, networkidle0 or networkidle2 (default).
 	WaitUntil string `json:"wait_until,omitempty"`
-	// Dialogs is accept, dismiss, or empty for no automatic handling.
+	// Dialogs is accept or dismiss: JavaScript dialogs are answered so.
+	// Empty gives a new tab no automatic handling and keeps a reused
+	// tab's policy; another policy recreates the tab on its page.
 	Dialogs string `json:"dialogs,omitempty"`
 	App     *App   `json:"app,omitempty"`
 	// StorageState restores cookies and local storage (the shape that

@@ -89,8 +89,10 @@ type OpenOptions struct {
 	// WaitUntil is load, domcontentloaded, networkidle0 or networkidle2
 	// (default).
 	WaitUntil string
-	// Dialogs is the dialog policy: accept, dismiss or "" (the script
-	// handles dialogs).
+	// Dialogs is the dialog policy: accept or dismiss. "" gives a new tab
+	// none (runs answer dialogs) and keeps a reused tab's. A reused tab
+	// whose policy differs is recreated on the page it showed; to drop a
+	// policy, close the tab.
 	Dialogs string
 	// App selects a non-headless browser; nil means headless.
 	App *App
@@ -329,7 +331,7 @@ func (s *Supervisor) Open(ctx context.Context, o OpenOptions) (*OpenResult, erro
 		case !t.tryAcquire():
 			s.mu.Unlock()
 			return nil, &Error{Code: CodeBusy, Msg: fmt.Sprintf("tab %q is busy", name), Err: ErrBusy}
-		case t.dialogs != o.Dialogs:
+		case o.Dialogs != "" && t.dialogs != o.Dialogs:
 			// The dialog policy changed: recreate the tab, on the page
 			// it showed unless the open names another.
 			stale, t = t, nil

@@ -337,6 +337,15 @@ func TestDialogPolicyChangeKeepsPage(t *testing.T) {
 	if got := evalString(t, nt, "document.title"); got != "Form" {
 		t.Fatalf("title after the policy change: %q", got)
 	}
+	// An open that names no policy reuses the tab as it is.
+	evalString(t, nt, "document.title = 'Kept'")
+	res, err = sup.Open(context.Background(), tabs.OpenOptions{Name: tab.Name()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Reused || !nt.Alive() || evalString(t, nt, "document.title") != "Kept" {
+		t.Fatalf("plain open after a policy: reused %v, alive %v", res.Reused, nt.Alive())
+	}
 }
 
 // A tab closed under a run ends the run with not_alive, not a timeout.
