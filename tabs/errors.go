@@ -100,6 +100,10 @@ func cdpErr(what string, err error) error {
 		return &Error{Code: CodeNotAlive, Msg: what + ": the tab is gone (" + err.Error() + ")", Err: ErrNotAlive}
 	case errors.Is(err, context.Canceled):
 		return &Error{Code: CodeTimeout, Msg: what + ": cancelled", Err: err}
+	case strings.Contains(err.Error(), "Inspected target navigated or closed"), strings.Contains(err.Error(), "Execution context was destroyed"):
+		// The document the call ran in went away under it.
+		return &Error{Code: CodeScriptError, Msg: what + ": the page navigated while it ran, and its result is lost", Err: err,
+			Hint: "Run it again on the new page; if the navigation is expected, wait for it first (tab.waitForUrl)."}
 	}
 	return &Error{Code: CodeInternal, Msg: what + ": " + err.Error(), Err: err}
 }

@@ -615,3 +615,18 @@ func TestObserveAfterNavigatingClickWaitsForLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// An evaluation whose page navigates away before it settles is a
+// script_error that says so, not internal.
+func TestEvaluateAcrossNavigation(t *testing.T) {
+	t.Parallel()
+	tab := open(t, "/form")
+	err := run(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
+		_, err := tb.Evaluate(ctx, "new Promise(() => { setTimeout(() => { location.href = '/next'; }, 50); })", nil)
+		return err
+	})
+	var te *tabs.Error
+	if !errors.As(err, &te) || te.Code != tabs.CodeScriptError || !strings.Contains(te.Msg, "the page navigated while it ran") {
+		t.Fatalf("evaluate across a navigation: %#v", err)
+	}
+}
