@@ -323,7 +323,8 @@ func (t *Tab) Fill(ctx context.Context, tg Target, value string) (*ActionResult,
 	switch {
 	case after == norm(value):
 	case after == norm(before) || after == "":
-		return nil, &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("fill %s had no effect: its text is %q, not %q (a page script may reject it)", el.desc, trim(*res.Value, 80), trim(value, 80))}
+		return nil, &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("fill %s had no effect: its text is %q, not %q (the page rejected the new text, or reformatted it to what it was)", el.desc, trim(*res.Value, 80), trim(value, 80)),
+			Hint: "The page keeps or reformats what is typed (validation, an input mask): check the value, and give it as the page expects."}
 	default:
 		res.Note = fmt.Sprintf("the page changed the text to %q", trim(*res.Value, 80))
 	}
