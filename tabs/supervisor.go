@@ -115,6 +115,9 @@ type OpenResult struct {
 	Notes []string
 	// Dialog is a JavaScript dialog left pending by the page load.
 	Dialog *Dialog
+	// Status is the HTTP status of the document the open navigated to,
+	// 0 when it did not navigate or there was no HTTP response.
+	Status int64
 }
 
 // TabInfo is one line of Supervisor.Tabs.
@@ -392,6 +395,7 @@ func (s *Supervisor) Open(ctx context.Context, o OpenOptions) (*OpenResult, erro
 		}
 		res.Notes = nav.Notes
 		res.Dialog = nav.Dialog
+		res.Status = nav.Status
 	}
 	if recreated != "" {
 		res.Notes = append(res.Notes, recreated)

@@ -77,6 +77,7 @@ type Tab struct {
 	dialogSig  chan struct{} // closed when a dialog opens
 	handled    []Dialog      // dialogs the policy handled, drained by runs
 	inflight   map[network.RequestID]string
+	docStatus  map[cdp.LoaderID]int64 // HTTP status of recent top-level documents
 	deadSig    chan struct{}
 
 	// mu guards the observation state.
@@ -411,6 +412,15 @@ func (t *Tab) onEvent(ev any) {
 			t.inflight[ev.RequestID] = ev.Request.URL
 		}
 		t.evMu.Unlock()
+	case *network.EventResponseReceived:
+		if ev.Type == network.ResourceTypeDocument && ev.FrameID == cdp.FrameID(t.targetID) && ev.Response != nil {
+			t.evMu.Lock()
+			if t.docStatus == nil || len(t.docStatus) > 16 {
+				t.docStatus = map[cdp.LoaderID]int64{}
+			}
+			t.docStatus[ev.LoaderID] = ev.Response.Status
+			t.evMu.Unlock()
+		}
 	case *network.EventLoadingFinished:
 		t.evMu.Lock()
 		delete(t.inflight, ev.RequestID)
@@ -549,6 +559,10 @@ type NavResult struct {
 	URL    string
 	Notes  []string
 	Dialog *Dialog
+	// Status is the HTTP status of the document's response
+	// (Network.responseReceived), 0 when there was none (a same-document
+	// navigation, a file: URL).
+	Status int64
 }
 
 // checkURL refuses URLs that cannot be navigated to.
@@ -632,6 +646,11 @@ func (t *Tab) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavRe
 	if res.LoaderID == "" {
 		return out, nil // same-document navigation
 	}
+	defer func() {
+		t.evMu.Lock()
+		out.Status = t.docStatus[res.LoaderID]
+		t.evMu.Unlock()
+	}()
 	want := map[string]string{"load": "load", "domcontentloaded": "DOMContentLoaded",
 		"networkidle0": "networkIdle", "networkidle2": "networkAlmostIdle"}[waitUntil]
 	loaded := false

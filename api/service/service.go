@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"reflect"
 	"strings"
 	"time"
@@ -318,11 +319,18 @@ func (s *Service) Open(ctx context.Context, r *api.OpenRequest) *api.Result {
 	if res.Title != "" {
 		text += fmt.Sprintf(" — %q", res.Title)
 	}
+	if res.Status >= 400 {
+		// The page loaded, but it is the server's error page.
+		text += fmt.Sprintf(" (HTTP %d %s)", res.Status, http.StatusText(int(res.Status)))
+	}
 	for _, n := range res.Notes {
 		text += "\nNote: " + n
 	}
 	details := map[string]any{"action": "open", "name": res.Name, "browser": res.Browser, "url": res.URL,
 		"title": res.Title, "viewport": res.Viewport}
+	if res.Status != 0 {
+		details["status"] = res.Status
+	}
 	if len(res.Notes) > 0 {
 		details["notes"] = res.Notes
 	}

@@ -203,3 +203,27 @@ func TestClickAnnouncesPopup(t *testing.T) {
 		t.Fatalf("details popups: %#v", res.Details["popups"])
 	}
 }
+
+// open says when the page is the server's error page, and gives the
+// document's HTTP status in details.
+func TestOpenReportsHTTPStatus(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/missing" {
+			w.WriteHeader(http.StatusNotFound)
+			w.Write([]byte(`<!doctype html><title>Not here</title>`))
+			return
+		}
+		w.Write([]byte(`<!doctype html><title>Here</title>`))
+	}))
+	t.Cleanup(srv.Close)
+	svc := newService(t)
+	ctx := context.Background()
+	res := svc.Open(ctx, &api.OpenRequest{Common: api.Common{Name: "st"}, URL: srv.URL + "/missing", WaitUntil: "load"})
+	if res.IsError || !strings.Contains(res.Text(), "(HTTP 404 Not Found)") || res.Details["status"] != int64(404) {
+		t.Fatalf("open of a 404: %s %v", res.Text(), res.Details["status"])
+	}
+	res = svc.Open(ctx, &api.OpenRequest{Common: api.Common{Name: "st"}, URL: srv.URL + "/", WaitUntil: "load"})
+	if res.IsError || strings.Contains(res.Text(), "HTTP") || res.Details["status"] != int64(200) {
+		t.Fatalf("open of a 200: %s %v", res.Text(), res.Details["status"])
+	}
+}

@@ -68,6 +68,9 @@ func (s *Script) setup(vm *goja.Runtime) error {
 				return nil, err
 			}
 			out := map[string]any{"url": t.URL(ctx)}
+			if r.Status != 0 {
+				out["status"] = r.Status
+			}
 			if len(r.Notes) > 0 {
 				out["notes"] = r.Notes
 			}
