@@ -186,7 +186,8 @@ func (t *Tab) find(ctx context.Context, tg Target, wait time.Duration) (*element
 			return el, err
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
-			return nil, &Error{Code: CodeElementNotFound, Msg: fmt.Sprintf("no element matches %q", tg.Selector)}
+			return nil, &Error{Code: CodeElementNotFound, Msg: fmt.Sprintf("no element matches %q", tg.Selector),
+				Hint: "Selectors search the top document and its open shadow roots, not iframes; observe, then use the element's number (iframes' elements are numbered too)."}
 		}
 		select {
 		case <-ctx.Done():
