@@ -187,7 +187,13 @@ func decode(params json.RawMessage, v any) error {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) && te.Field != "" {
 			// Not "Go struct field OpenRequest.timeout of type float64".
-			msg = fmt.Sprintf("field %q must be %s, not %s", te.Field, jsonKind(te.Type), te.Value)
+			// An embedded struct's Go name ("Common.timeout") is not on
+			// the wire.
+			field := te.Field
+			for i := strings.IndexByte(field, '.'); i > 0 && field[0] >= 'A' && field[0] <= 'Z'; i = strings.IndexByte(field, '.') {
+				field = field[i+1:]
+			}
+			msg = fmt.Sprintf("field %q must be %s, not %s", field, jsonKind(te.Type), te.Value)
 		}
 		if strings.HasPrefix(msg, "unknown field") {
 			msg += " (the fields: " + strings.Join(jsonFields(reflect.TypeOf(v)), ", ") + ")"
