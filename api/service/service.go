@@ -204,6 +204,9 @@ func decode(params json.RawMessage, v any) error {
 		if f := rv.FieldByName("Timeout"); f.IsValid() && f.Kind() == reflect.Float64 && f.Float() < 0 {
 			return fmt.Errorf("%w: field \"timeout\" must be at least 0 seconds (0 means the default), not %g", api.ErrInvalidParams, f.Float())
 		}
+		if f := rv.FieldByName("MaxTokens"); f.IsValid() && f.Kind() == reflect.Int && f.Int() < 0 {
+			return fmt.Errorf("%w: field \"max_tokens\" must be at least 0 (0 means the default), not %d", api.ErrInvalidParams, f.Int())
+		}
 	}
 	return nil
 }

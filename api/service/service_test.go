@@ -131,6 +131,9 @@ func TestErrorsAndProtocol(t *testing.T) {
 	if _, err := svc.Call(ctx, "open", json.RawMessage(`{"url": 5}`)); !errors.Is(err, api.ErrInvalidParams) || !strings.Contains(err.Error(), `field "url" must be a string, not number`) {
 		t.Errorf("wrong type (the error names the field and the type, not Go's): %v", err)
 	}
+	if _, err := svc.Call(ctx, "observe", json.RawMessage(`{"max_tokens": -5}`)); !errors.Is(err, api.ErrInvalidParams) || !strings.Contains(err.Error(), `"max_tokens" must be at least 0`) {
+		t.Errorf("negative max_tokens: %v", err)
+	}
 	if _, err := svc.Call(ctx, "run", json.RawMessage(`{"code": "return 1", "timeout": "5"}`)); !errors.Is(err, api.ErrInvalidParams) || !strings.Contains(err.Error(), `field "timeout" must be a number, not string`) {
 		t.Errorf("string timeout (an embedded field is named as on the wire): %v", err)
 	}
