@@ -1,7 +1,6 @@
 package stealth
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -15,6 +14,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
+	"github.com/tabpilot/tabpilot/internal/testenv"
 )
 
 var (
@@ -36,7 +36,7 @@ func TestConcurrentInstalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	lost := chromedp.FromContext(bctx).Browser.LostConnection
-	logs := &syncBuffer{}
+	logs := &testenv.SyncBuffer{}
 	// A hardware concurrency the machine does not have tells a patched worker from an unpatched
 	// one (the launch flag already gives the workers a user agent without "Headless").
 	hc := runtime.NumCPU() + 3
@@ -157,22 +157,4 @@ func closeWhilePatching(b *testBrowser, o *Options, id string) error {
 	// machine) is not.
 	_ = chromedp.Cancel(ctx)
 	return nil
-}
-
-// syncBuffer is a bytes.Buffer safe for concurrent writes (the stealth logs).
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

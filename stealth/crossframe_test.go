@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
+	"github.com/tabpilot/tabpilot/internal/testenv"
 )
 
 // crossOrigin is the test server under another site than server.URL (localhost, not 127.0.0.1):
@@ -112,7 +113,7 @@ func TestCrossSiteIframe(t *testing.T) {
 	t.Parallel()
 	origin := crossOrigin()
 	path := "/docheaders/surfaces/crossframe.html?cross=" + origin
-	logs := &syncBuffer{}
+	logs := &testenv.SyncBuffer{}
 	t.Cleanup(func() {
 		if t.Failed() || *verbose {
 			t.Logf("stealth logs:\n%s", logs.String())
@@ -166,6 +167,6 @@ func TestCrossSiteIframe(t *testing.T) {
 }
 
 // debugLogger logs every level to w.
-func debugLogger(w *syncBuffer) *slog.Logger {
+func debugLogger(w *testenv.SyncBuffer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }

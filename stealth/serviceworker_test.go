@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/tabpilot/tabpilot/internal/testenv"
 )
 
 // TestServiceWorker loads a page that registers a service worker, and compares the worker's
@@ -19,7 +20,7 @@ import (
 // shows headless Chromium.
 func TestServiceWorker(t *testing.T) {
 	t.Parallel()
-	logs := &syncBuffer{}
+	logs := &testenv.SyncBuffer{}
 	t.Cleanup(func() {
 		if t.Failed() || *verbose {
 			t.Logf("stealth logs:\n%s", logs.String())

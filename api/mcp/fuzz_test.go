@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/tabpilot/tabpilot/internal/testenv"
 )
 
 var fuzzSeeds = []string{
@@ -88,7 +89,7 @@ func FuzzServe(f *testing.F) {
 		f.Add([]byte(initLine + "\n" + readyLine + "\n" + s + "\n"))
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
-		var out syncBuffer
+		var out testenv.SyncBuffer
 		done := make(chan error, 1)
 		go func() {
 			done <- Serve(context.Background(), bytes.NewReader(in), &out, &fakeHandler{}, &Options{MaxLine: 512})

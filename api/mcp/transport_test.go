@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/tabpilot/tabpilot/api"
+	"github.com/tabpilot/tabpilot/internal/testenv"
 )
 
 // These tests are about the transport and the protocol: a small in-test
@@ -231,7 +232,7 @@ func TestContextDoneEndsServe(t *testing.T) {
 	h := &fakeHandler{started: make(chan string, 1), cancelled: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	var out syncBuffer
+	var out testenv.SyncBuffer
 	go func() { done <- Serve(ctx, r, &out, h, nil) }()
 	io.WriteString(pw, initLine+"\n"+readyLine+"\n"+callLine(1, `{"action":"run","code":"block"}`)+"\n")
 	<-h.started
@@ -256,23 +257,6 @@ func TestContextDoneEndsServe(t *testing.T) {
 	}
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 type failWriter struct{}
 
 func (failWriter) Write([]byte) (int, error) { return 0, errors.New("broken pipe") }
@@ -293,7 +277,7 @@ func TestWriteFailureEndsServe(t *testing.T) {
 func TestCancelledNotificationCancelsCall(t *testing.T) {
 	pr, pw := io.Pipe()
 	h := &fakeHandler{started: make(chan string, 1), cancelled: make(chan struct{})}
-	var out syncBuffer
+	var out testenv.SyncBuffer
 	done := make(chan error, 1)
 	go func() { done <- Serve(context.Background(), pr, &out, h, nil) }()
 	io.WriteString(pw, initLine+"\n"+readyLine+"\n"+callLine(7, `{"action":"run","code":"block"}`)+"\n")

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/tabpilot/tabpilot/api"
+	"github.com/tabpilot/tabpilot/internal/testenv"
 )
 
 // testHandler is a small in-test Handler: this is a transport test.
@@ -364,7 +365,7 @@ func TestServeContextDone(t *testing.T) {
 	h := &testHandler{cancelled: make(chan struct{}), started: make(chan string, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
-	var out syncBuffer
+	var out testenv.SyncBuffer
 	go func() { errc <- Serve(ctx, pr, &out, h, nil) }()
 	if _, err := io.WriteString(pw, `{"jsonrpc":"2.0","id":1,"method":"block"}`+"\n"); err != nil {
 		t.Fatal(err)
@@ -378,23 +379,6 @@ func TestServeContextDone(t *testing.T) {
 	if !strings.Contains(out.String(), `"id":1`) {
 		t.Errorf("the cancelled request got no response: %q", out.String())
 	}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
 
 type failWriter struct{}

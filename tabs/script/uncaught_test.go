@@ -1,13 +1,12 @@
 package script_test
 
 import (
-	"bytes"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/tabpilot/tabpilot/internal/testenv"
 	"github.com/tabpilot/tabpilot/tabs"
 	"github.com/tabpilot/tabpilot/tabs/script"
 )
@@ -116,7 +115,7 @@ return 'done';`, 20*time.Second)
 	})
 	t.Run("beside the body's error", func(t *testing.T) {
 		t.Parallel()
-		var log syncBuffer
+		var log testenv.SyncBuffer
 		_, err := runCodeWith(t, `Promise.reject(new Error('second')); throw new Error('first');`, 20*time.Second,
 			&script.Options{Logger: slog.New(slog.NewTextHandler(&log, nil))})
 		if tabs.CodeOf(err) != tabs.CodeScriptError || err.Error() != "first (line 1:44)" {
@@ -127,23 +126,4 @@ return 'done';`, 20*time.Second)
 			t.Fatalf("log = %s", l)
 		}
 	})
-}
-
-// syncBuffer is a bytes.Buffer safe for the loop's and the test's
-// goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
