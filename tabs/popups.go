@@ -106,7 +106,7 @@ func (t *Tab) startPopup(ctx context.Context, opener *Tab, id target.ID) error {
 	if err != nil {
 		return err
 	}
-	t.handle = h
+	t.setHandle(h)
 	opts := []chromedp.ContextOption{chromedp.WithTargetID(id)}
 	if opener.borrowed {
 		t.borrowed = true
@@ -118,7 +118,9 @@ func (t *Tab) startPopup(ctx context.Context, opener *Tab, id target.ID) error {
 	}
 	t.ctx, t.cancel = tctx, cancel
 	t.target = chromedp.FromContext(tctx).Target
+	t.evMu.Lock()
 	t.targetID = id
+	t.evMu.Unlock()
 	// A popup created while an auto-attach with waitForDebuggerOnStart is
 	// on (the stealth patches' worker watch) starts paused, and a paused
 	// popup blocks its opener's renderer: let it run.

@@ -450,17 +450,18 @@ func (s *Supervisor) Close(ctx context.Context, name string, all bool, timeout t
 // dispose releases a removed tab's reference on its browser (once). With
 // kill, the last tab of a spawned app also ends the app's process tree.
 func (s *Supervisor) dispose(t *Tab, kill ...bool) {
-	if t.handle == nil || !t.released.CompareAndSwap(false, true) {
+	h := t.browserHandle()
+	if h == nil || !t.released.CompareAndSwap(false, true) {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.ctx), 10*time.Second)
 	defer cancel()
-	last, err := s.reg.Release(ctx, t.handle)
+	last, err := s.reg.Release(ctx, h)
 	if err != nil {
 		s.log.Warn("release browser", "tab", t.name, "err", err)
 	}
 	if last && len(kill) > 0 && kill[0] {
-		t.handle.KillApp()
+		h.KillApp()
 	}
 }
 
@@ -470,8 +471,8 @@ func (s *Supervisor) heldTargets(h *browser.Handle) map[target.ID]bool {
 	defer s.mu.Unlock()
 	held := map[target.ID]bool{}
 	for _, t := range s.tabs {
-		if t.handle == h && t.targetID != "" && t.Alive() {
-			held[t.targetID] = true
+		if id, ok := t.heldOn(h); ok {
+			held[id] = true
 		}
 	}
 	return held

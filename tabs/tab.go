@@ -178,10 +178,34 @@ func (t *Tab) browserName() string { return string(t.key.Kind) }
 
 // Browser returns the kind and version of the tab's browser.
 func (t *Tab) Browser() (kind, version string) {
-	if t.handle == nil {
+	h := t.browserHandle()
+	if h == nil {
 		return string(t.key.Kind), ""
 	}
-	return string(t.handle.Kind()), t.handle.Version()
+	return string(h.Kind()), h.Version()
+}
+
+// setHandle records the tab's browser handle. A tab is in the registry
+// while it starts, so Alive and the supervisor may read it meanwhile.
+func (t *Tab) setHandle(h *browser.Handle) {
+	t.evMu.Lock()
+	t.handle = h
+	t.evMu.Unlock()
+}
+
+// browserHandle is the tab's browser handle, nil before it started.
+func (t *Tab) browserHandle() *browser.Handle {
+	t.evMu.Lock()
+	defer t.evMu.Unlock()
+	return t.handle
+}
+
+// heldOn reports the tab's target when it is a live tab on h.
+func (t *Tab) heldOn(h *browser.Handle) (target.ID, bool) {
+	t.evMu.Lock()
+	id, on := t.targetID, t.handle == h && t.dead == ""
+	t.evMu.Unlock()
+	return id, on && id != "" && t.Alive()
 }
 
 // Viewport returns the tab's viewport.
@@ -205,7 +229,7 @@ func (t *Tab) start(ctx context.Context, o *OpenOptions) error {
 	if err != nil {
 		return err
 	}
-	t.handle = h
+	t.setHandle(h)
 	var tctx context.Context
 	var cancel context.CancelFunc
 	if t.key.Kind == browser.Headless {
@@ -218,7 +242,9 @@ func (t *Tab) start(ctx context.Context, o *OpenOptions) error {
 	}
 	t.ctx, t.cancel = tctx, cancel
 	t.target = chromedp.FromContext(tctx).Target
+	t.evMu.Lock()
 	t.targetID = t.target.TargetID
+	t.evMu.Unlock()
 	if err := chromedp.Listen(tctx, t.onEvent); err != nil {
 		return cdpErr("listen", err)
 	}
