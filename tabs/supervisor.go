@@ -510,7 +510,9 @@ func (s *Supervisor) Run(ctx context.Context, name string, timeout time.Duration
 		return &Error{Code: CodeBusy, Msg: fmt.Sprintf("tab %q is busy running another action", t.name), Err: ErrBusy}
 	}
 	defer t.release()
-	rctx, cancel := opCtx(t.ctx, ctx, s.Timeout(timeout))
+	asked := timeout
+	timeout = s.Timeout(timeout)
+	rctx, cancel := opCtx(t.ctx, ctx, timeout)
 	defer cancel()
 
 	done := make(chan error, 1)
@@ -523,8 +525,6 @@ func (s *Supervisor) Run(ctx context.Context, name string, timeout time.Duration
 		}()
 		done <- job.Run(rctx, t)
 	}()
-	asked := timeout
-	timeout = s.Timeout(timeout)
 	select {
 	case err = <-done:
 		if err != nil && ctx.Err() == nil && !t.Alive() {

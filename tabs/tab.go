@@ -203,7 +203,7 @@ func (t *Tab) browserHandle() *browser.Handle {
 // heldOn reports the tab's target when it is a live tab on h.
 func (t *Tab) heldOn(h *browser.Handle) (target.ID, bool) {
 	t.evMu.Lock()
-	id, on := t.targetID, t.handle == h && t.dead == ""
+	id, on := t.targetID, t.handle == h
 	t.evMu.Unlock()
 	return id, on && id != "" && t.Alive()
 }
