@@ -110,7 +110,8 @@ const obsGroup = "tabpilot-observe"
 // place; a closed root is resolved over CDP, DOM.resolveNode, and walked in
 // its host's place), computes roles, names, states and contexts, and counts
 // as clickable the elements with click listeners
-// (DOMDebugger.getEventListeners) or a pointer cursor; the controls of
+// (DOMDebugger.getEventListeners, asked in the document's main world and
+// released at once: see listenerNodes) or a pointer cursor; the controls of
 // <video>/<audio> come from Accessibility.queryAXTree. It returns its items
 // as JSON and, deep-serialized, the nodes of up to refsAll numbered
 // elements, for their backend node ids; on a larger page a second call
@@ -314,11 +315,12 @@ func (t *Tab) frames(ctx context.Context) ([]*obsFrame, func(), error) {
 	return out, owners.Wait, nil
 }
 
-// obsWorld is the walker's isolated world in a document, and that
-// document as a remote object there (kept for DOMDebugger.getEventListeners).
+// obsWorld is the walker's isolated world in a document, and the backend
+// node id of that document (for DOMDebugger.getEventListeners, which is
+// asked in the document's main world; see listenerNodes).
 type obsWorld struct {
 	ctxID runtime.ExecutionContextID
-	doc   runtime.RemoteObjectID
+	doc   cdp.BackendNodeID
 }
 
 // worldGroup is the object group of the kept document objects.
@@ -340,14 +342,17 @@ func (t *Tab) world(ctx context.Context, f *obsFrame, fresh bool) (obsWorld, err
 	}
 	// The walker is compiled once per world, where page scripts cannot
 	// reach it; each observation then sends a one-line stub.
-	doc, err := cdp.Call(ctx, f.sess, runtime.Evaluate, runtime.EvaluateParams{Expression: "(globalThis.__tpWalk = (" + observeJS + "\n), document)", ContextID: r.ExecutionContextID, ObjectGroup: worldGroup})
+	// The document comes back deep-serialized, for its backend node id.
+	doc, err := cdp.Call(ctx, f.sess, runtime.Evaluate, runtime.EvaluateParams{Expression: "(globalThis.__tpWalk = (" + observeJS + "\n), document)",
+		ContextID: r.ExecutionContextID, ObjectGroup: worldGroup, SerializationOptions: docSerialization})
 	if err != nil {
 		return obsWorld{}, err
 	}
-	if doc.Result == nil || doc.Result.ObjectID == "" {
+	var dn deepNode
+	if doc.Result == nil || doc.Result.DeepSerializedValue == nil || jsonv2.Unmarshal(doc.Result.DeepSerializedValue.Value, &dn) != nil || dn.BackendNodeID == 0 {
 		return obsWorld{}, errors.New("no document in the frame")
 	}
-	w = obsWorld{ctxID: r.ExecutionContextID, doc: doc.Result.ObjectID}
+	w = obsWorld{ctxID: r.ExecutionContextID, doc: dn.BackendNodeID}
 	t.ob.mu.Lock()
 	if t.ob.worlds == nil {
 		t.ob.worlds = map[worldKey]obsWorld{}
@@ -703,13 +708,73 @@ func (t *Tab) walkArgs(ctx context.Context, f *obsFrame, w obsWorld, wo walkOpts
 			}
 		})
 	}
-	ls, err := cdp.Call(ctx, f.sess, domdebugger.GetEventListeners, domdebugger.GetEventListenersParams{ObjectID: w.doc, Depth: new(int64(-1)), Pierce: new(true)})
+	ids, err := t.listenerNodes(ctx, f, w)
 	if err != nil {
 		wg.Wait()
 		if isGoneContext(err) {
 			return nil, err
 		}
 		return args, nil // listeners are a hint; walk without them
+	}
+	objs := t.clickableObjects(ctx, f, w, ids)
+	wg.Wait()
+	for _, o := range objs {
+		if o != "" {
+			args = append(args, &runtime.CallArgument{ObjectID: o})
+		}
+	}
+	return args, nil
+}
+
+// listenersGroup prefixes the object group of an observation's
+// DOMDebugger.getEventListeners call in a frame (one group per frame, so
+// that concurrent walks of a session's frames do not release each other's).
+const listenersGroup = "tabpilot-listeners-"
+
+// docSerialization asks for a node alone, with its backend node id.
+var docSerialization = &runtime.SerializationOptions{
+	Serialization:        runtime.SerializationOptionsSerializationDeep,
+	MaxDepth:             new(int64(0)),
+	AdditionalParameters: jsonv2.Value(`{"maxNodeDepth":0,"includeShadowTree":"none"}`),
+}
+
+// listenerNodes returns the backend node ids of the nodes of frame f with
+// click-like listeners (click, mouse and pointer down/up, touch start/end,
+// dblclick), at most maxClickables: DOMDebugger.getEventListeners on the
+// frame's document (the whole subtree, piercing shadow roots), asked in
+// the document's main world (DOM.resolveNode of w.doc with no execution
+// context) in an object group of its own, released right after.
+//
+// Never ask it with an object of the walker's isolated world: Blink then
+// wraps every listener's handler, a function of the page's main world
+// (an inline onclick="" one compiled on the spot), as a remote object of
+// the isolated world. Chromium 156 does not survive that for long: after
+// a few observations of pages with inline handlers, a later
+// getEventListeners, walk or navigation crashes the renderer (SIGSEGV,
+// Inspector.targetCrashed), with or without the stealth patches (the
+// chaos test, TestChaos, found it). Released at once, the wrappers of the
+// main world leave nothing behind.
+func (t *Tab) listenerNodes(ctx context.Context, f *obsFrame, w obsWorld) ([]cdp.BackendNodeID, error) {
+	group := listenersGroup + string(f.id)
+	doc, err := cdp.Call(ctx, f.sess, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: w.doc, ObjectGroup: group})
+	if err != nil {
+		return nil, err
+	}
+	if doc.Object == nil || doc.Object.ObjectID == "" {
+		return nil, errors.New("observe: the document did not resolve in its main world")
+	}
+	defer func() {
+		// In the background, bounded by the tab's life and 5 s: the
+		// result is read already.
+		go func() {
+			rctx, cancel := context.WithTimeout(t.ctx, 5*time.Second)
+			defer cancel()
+			_, _ = cdp.Call(rctx, f.sess, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: group})
+		}()
+	}()
+	ls, err := cdp.Call(ctx, f.sess, domdebugger.GetEventListeners, domdebugger.GetEventListenersParams{ObjectID: doc.Object.ObjectID, Depth: new(int64(-1)), Pierce: new(true)})
+	if err != nil {
+		return nil, err
 	}
 	seen := map[cdp.BackendNodeID]bool{}
 	var ids []cdp.BackendNodeID
@@ -725,14 +790,7 @@ func (t *Tab) walkArgs(ctx context.Context, f *obsFrame, w obsWorld, wo walkOpts
 		seen[l.BackendNodeID] = true
 		ids = append(ids, l.BackendNodeID)
 	}
-	objs := t.clickableObjects(ctx, f, w, ids)
-	wg.Wait()
-	for _, o := range objs {
-		if o != "" {
-			args = append(args, &runtime.CallArgument{ObjectID: o})
-		}
-	}
-	return args, nil
+	return ids, nil
 }
 
 // clickableSet is a world's nodes with click-like listeners, by backend
