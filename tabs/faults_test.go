@@ -321,3 +321,35 @@ func waitCDP(t *testing.T, endpoint string) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// TestCrashEndsPendingCall: a renderer that crashes while a call waits on
+// the page (a promise that never settles) ends the run at once with
+// not_alive naming the crash, not at the run's deadline: Chromium never
+// answers a call to a crashed renderer.
+func TestCrashEndsPendingCall(t *testing.T) {
+	t.Parallel()
+	s := newSup(t)
+	a := openOn(t, s, "a", "/form")
+	before := s.Stats().Crashes
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		_, _ = a.Send(ctx, "Page.crash", nil) // never answered
+	}()
+	start := time.Now()
+	err := s.Run(context.Background(), "a", 30*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
+		_, err := tb.Evaluate(ctx, "new Promise(() => {})", nil)
+		return err
+	}))
+	took := time.Since(start)
+	if tabs.CodeOf(err) != tabs.CodeNotAlive || !strings.Contains(err.Error(), "renderer crashed") {
+		t.Fatalf("run during a crash: %v, want not_alive naming the crash", err)
+	}
+	if took > 10*time.Second {
+		t.Fatalf("the crash was reported after %v, at the deadline, not at once", took)
+	}
+	if got := s.Stats().Crashes - before; got != 1 {
+		t.Fatalf("Stats().Crashes counted %d crashes, want 1", got)
+	}
+}

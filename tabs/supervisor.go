@@ -21,6 +21,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 
@@ -161,6 +162,22 @@ type Supervisor struct {
 	mu     sync.Mutex
 	tabs   map[string]*Tab
 	closed bool
+
+	crashes, kills atomic.Int64
+}
+
+// Stats are a supervisor's counters since it started.
+type Stats struct {
+	// Crashes counts the renderer crashes of its tabs' pages, as Chromium
+	// reported them (Inspector.targetCrashed).
+	Crashes int64
+	// Kills counts the tabs it killed because their page did not answer.
+	Kills int64
+}
+
+// Stats returns the supervisor's counters.
+func (s *Supervisor) Stats() Stats {
+	return Stats{Crashes: s.crashes.Load(), Kills: s.kills.Load()}
 }
 
 // DefaultName is the tab name used when none is given.
@@ -246,10 +263,20 @@ func normName(name string) (string, error) {
 }
 
 // opCtx derives an operation context from parent (a tab's or the
-// supervisor's) with the timeout, cancelled too when req is done.
-func opCtx(parent, req context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
+// supervisor's) with the timeout, cancelled too when req is done or dead
+// is closed (the tab died: a CDP call to a crashed renderer is never
+// answered, so every call under the context ends at once instead of at
+// the deadline).
+func opCtx(parent, req context.Context, timeout time.Duration, dead <-chan struct{}) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithTimeout(parent, timeout)
 	stop := context.AfterFunc(req, cancel)
+	go func() {
+		select {
+		case <-dead:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	return ctx, func() { stop(); cancel() }
 }
 
@@ -512,7 +539,7 @@ func (s *Supervisor) Run(ctx context.Context, name string, timeout time.Duration
 	defer t.release()
 	asked := timeout
 	timeout = s.Timeout(timeout)
-	rctx, cancel := opCtx(t.ctx, ctx, timeout)
+	rctx, cancel := opCtx(t.ctx, ctx, timeout, t.deadSig)
 	defer cancel()
 
 	done := make(chan error, 1)
@@ -597,14 +624,19 @@ func (s *Supervisor) timeoutErr(name string, d, asked time.Duration, cause error
 // does not answer Runtime.evaluate, and such a tab is killed so the next
 // call does not hang on it.
 func (s *Supervisor) afterTimeout(t *Tab) {
-	if !t.probe(1500 * time.Millisecond) {
-		s.killTab(t, "killed: the page stopped responding (a script loop?) after a run timed out")
+	if !t.probe(probeWait) {
+		s.killTab(t, fmt.Sprintf("killed: the page did not answer for %v after the action timed out (a script in an endless loop?)", probeWait))
 	}
 }
+
+// probeWait is how long a page has to answer the probe after an action
+// timed out before its tab is killed.
+const probeWait = 1500 * time.Millisecond
 
 // killTab closes a tab's target in the background, removes it from the
 // registry and marks it dead with reason.
 func (s *Supervisor) killTab(t *Tab, reason string) {
+	s.kills.Add(1)
 	t.kill(reason)
 	s.mu.Lock()
 	if s.tabs[t.name] == t {

@@ -425,6 +425,7 @@ func (t *Tab) onEvent(ev any) {
 		}
 		t.evMu.Unlock()
 	case *inspector.EventTargetCrashed:
+		t.sup.crashes.Add(1)
 		t.evMu.Lock()
 		t.markDeadLocked("the page's renderer crashed")
 		t.evMu.Unlock()
