@@ -4,7 +4,7 @@ BIN      := bin/tabpilot
 PAGES    ?= $(abspath ../shared/pages/readability)
 STATICCHECK ?= $(shell $(GO) env GOPATH)/bin/staticcheck
 
-.PHONY: help build test lint check demo chromium bench bench-extract fmt soak bench-observe
+.PHONY: help build test lint check demo chromium bench bench-extract fmt soak bench-observe chaos
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -40,6 +40,9 @@ demo: chromium build ## open a bundled real page, observe, act, extract and scre
 
 bench-extract: ## score tab.extract against Readability's 104 test pages, static and live (report in docs/extract-suite.md)
 	$(GO) test ./tabs/ -run TestExtractSuite -v -count=1 -suite.report $(abspath docs/extract-suite.md)
+
+chaos: chromium ## the long chaos test: every saved page three times over, own pages between; prints crashes, timeouts, kills, lost names
+	$(GO) test ./tabs -run '^TestChaos$$' -count=1 -timeout 60m -v -chaos.long
 
 soak: build ## 500 open/run/close cycles on one daemon: RSS, goroutines, Chromium processes
 	$(GO) run ./bench/soak -bin $(BIN) -n 500
