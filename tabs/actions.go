@@ -467,6 +467,9 @@ func (t *Tab) WaitFor(ctx context.Context, tg Target) (*ActionResult, error) {
 	for {
 		el, err := t.resolve(ctx, tg)
 		if err != nil {
+			if ctx.Err() != nil {
+				break // the time ran out during the query
+			}
 			return nil, err
 		}
 		if el != nil {
@@ -477,10 +480,12 @@ func (t *Tab) WaitFor(ctx context.Context, tg Target) (*ActionResult, error) {
 		}
 		select {
 		case <-ctx.Done():
-			return nil, &Error{Code: CodeTimeout, Msg: fmt.Sprintf("waitFor %s: not visible within the timeout", tg), Err: ctx.Err()}
 		case <-time.After(100 * time.Millisecond):
+			continue
 		}
+		break
 	}
+	return nil, &Error{Code: CodeTimeout, Msg: fmt.Sprintf("waitFor %s: not visible within the timeout", tg), Err: ctx.Err()}
 }
 
 // Evaluate runs JavaScript source in the page's main world and returns its
@@ -512,6 +517,9 @@ func (t *Tab) Evaluate(ctx context.Context, fnSource string, args []any) (json.R
 	if err != nil {
 		if m := err.Error(); strings.Contains(m, "Object reference chain is too long") || strings.Contains(m, "could not be returned by value") || strings.Contains(m, "couldn't be returned by value") {
 			return nil, &Error{Code: CodeScriptError, Msg: "evaluate: the result cannot be returned as JSON: it holds a cycle, or a DOM object such as window or an element; return plain data (el.textContent, {x: r.x})"}
+		}
+		if errors.Is(err, context.DeadlineExceeded) {
+			return nil, &Error{Code: CodeTimeout, Msg: "evaluate: the page's script had not returned (a promise that never settles, or code still running)", Err: err}
 		}
 		return nil, evalErr(err)
 	}

@@ -614,7 +614,12 @@ func (s *Supervisor) timeoutErr(name string, d, asked time.Duration, cause error
 	if asked > d && d == s.opts.MaxTimeout {
 		msg += fmt.Sprintf(" (%v asked, cut to the maximum; the daemon's --max-timeout or TABPILOT_MAX_TIMEOUT raises it)", asked)
 	}
-	if cause != nil && !errors.Is(cause, context.DeadlineExceeded) && !strings.Contains(cause.Error(), "timed out") {
+	var e *Error
+	switch {
+	case errors.As(cause, &e) && e.Code == CodeTimeout && e.Msg != "" && !strings.HasSuffix(e.Msg, ": timed out") && !strings.HasPrefix(e.Msg, "run stopped"):
+		// What the action was waiting for when the time ran out.
+		msg += ": " + e.Msg
+	case cause != nil && !errors.Is(cause, context.DeadlineExceeded) && !strings.Contains(cause.Error(), "timed out"):
 		msg += " (" + cause.Error() + ")"
 	}
 	return &Error{Code: CodeTimeout, Msg: msg, Err: context.DeadlineExceeded}

@@ -480,6 +480,9 @@ func (t *Tab) WaitForState(ctx context.Context, tg Target, state string) (*Actio
 	for {
 		el, err := t.resolve(ctx, tg)
 		var e *Error
+		if err != nil && ctx.Err() != nil {
+			return nil, &Error{Code: CodeTimeout, Msg: fmt.Sprintf("waitFor %s: not %s within the timeout", tg, state), Err: ctx.Err()}
+		}
 		if err != nil && !(errors.As(err, &e) && e.Code == CodeStaleElement && (state == "detached" || state == "hidden")) {
 			return nil, err
 		}

@@ -669,6 +669,7 @@ func (s *Script) asyncThen(fn func(ctx context.Context) (any, error), conv func(
 	site := callSite(vm)
 	p, resolve, reject := vm.NewPromise()
 	s.pending.Add(1)
+	s.inflight.Add(1)
 	go func() {
 		defer s.pending.Done()
 		var v any
@@ -681,6 +682,22 @@ func (s *Script) asyncThen(fn func(ctx context.Context) (any, error), conv func(
 			}()
 			v, err = fn(s.ctx)
 		}()
+		if err != nil && s.ctx.Err() != nil && tabs.CodeOf(err) == tabs.CodeTimeout && !generic(err) {
+			msg := err.Error()
+			if site != "" {
+				msg += " (" + positionText(site) + ")"
+			}
+			hint := ""
+			if h, ok := err.(interface{ ErrorHint() string }); ok {
+				hint = h.ErrorHint()
+			}
+			s.mu.Lock()
+			if s.waitedOn == nil {
+				s.waitedOn = &tabs.Error{Code: tabs.CodeTimeout, Msg: msg, Hint: hint}
+			}
+			s.mu.Unlock()
+		}
+		s.inflight.Add(-1)
 		s.loop.RunOnLoop(func(vm *goja.Runtime) {
 			ran := s.task(vm, func() {
 				var jerr error
@@ -714,6 +731,13 @@ func (s *Script) reject(err error) goja.Value {
 	p, _, reject := s.vm.NewPromise()
 	_ = reject(s.errValue(s.vm, err))
 	return s.vm.ToValue(p)
+}
+
+// generic reports whether a timeout error says only that a call timed out
+// or was cancelled, not what it waited for.
+func generic(err error) bool {
+	m := err.Error()
+	return strings.HasSuffix(m, ": timed out") || strings.HasSuffix(m, ": cancelled")
 }
 
 // callSite is the place ("run:L:C") in the caller's code of the innermost

@@ -75,6 +75,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -167,6 +168,13 @@ type Script struct {
 	ctx     context.Context
 	loop    *eventloop.EventLoop
 	pending sync.WaitGroup
+	// inflight counts the tab calls running (pending cannot be waited on
+	// while calls may still be added).
+	inflight atomic.Int32
+	// waitedOn is the first timeout error of a tab call that ended because
+	// the run's context did, with the call's place (guarded by mu): what
+	// the run was waiting for when its time ran out.
+	waitedOn error
 
 	// On the loop only: the body's settlement, which the checkpoint after
 	// its task turns into the run's result, and the promises rejected with
@@ -234,6 +242,32 @@ func (s *Script) Interrupt(reason string) {
 	}
 }
 
+// stoppedWait is how long a run whose context ended waits for its tab
+// calls in flight to say what they were waiting for.
+const stoppedWait = 250 * time.Millisecond
+
+// stopped is the timeout error of a run whose context ended: the error of
+// the tab call that was waiting then ("waitFor text/Done: not visible
+// within the timeout (line 3:7)"), once the calls in flight have ended
+// (they end with the context, at most stoppedWait), else "run stopped".
+func (s *Script) stopped(ctx context.Context) error {
+	var ended error
+	for deadline := time.Now().Add(stoppedWait); ; {
+		s.mu.Lock()
+		ended = s.waitedOn
+		s.mu.Unlock()
+		if ended != nil || s.inflight.Load() == 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	var e *tabs.Error
+	if errors.As(ended, &e) {
+		return &tabs.Error{Code: tabs.CodeTimeout, Msg: e.Msg, Hint: e.Hint, Err: ctx.Err()}
+	}
+	return &tabs.Error{Code: tabs.CodeTimeout, Msg: "run stopped: " + context.Cause(ctx).Error(), Err: ctx.Err()}
+}
+
 // popupSettle is how long the end of a run waits for popups that are
 // still being attached, so the run reports them as usable tabs.
 const popupSettle = 2 * time.Second
@@ -283,7 +317,7 @@ func (s *Script) Run(ctx context.Context, t *tabs.Tab) error {
 	case r = <-s.done:
 	case <-ctx.Done():
 		s.Interrupt("run cancelled")
-		s.finish(result{err: &tabs.Error{Code: tabs.CodeTimeout, Msg: "run stopped: " + context.Cause(ctx).Error(), Err: ctx.Err()}})
+		s.finish(result{err: s.stopped(ctx)})
 		r = <-s.done
 	}
 	s.loop.StopNoWait()

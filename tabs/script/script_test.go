@@ -269,3 +269,24 @@ func TestScriptErrorPositions(t *testing.T) {
 		}
 	}
 }
+
+// A run whose time runs out while a tab call waits on the page says what
+// it waited for and where, and keeps the tab: a promise that never
+// settles is no hung page.
+func TestTimeoutNamesTheWait(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ code, want string }{
+		{"const a = 1;\nawait tab.waitFor('text/Never there');", "waitFor text/Never there: not visible within the timeout (line 2:"},
+		{"await tab.evaluate('new Promise(() => {})');", "evaluate: the page's script had not returned"},
+	}
+	for _, c := range cases {
+		_, err := runCode(t, c.code, 2*time.Second)
+		if tabs.CodeOf(err) != tabs.CodeTimeout || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want a timeout that contains %q", c.code, err, c.want)
+		}
+		name := strings.ReplaceAll(t.Name(), "/", "-")
+		if tab, err := sup.Tab(name); err != nil || !tab.Alive() {
+			t.Errorf("%q: the tab did not survive the timeout: %v", c.code, err)
+		}
+	}
+}
