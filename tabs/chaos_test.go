@@ -80,6 +80,7 @@ box.addEventListener('scroll', () => { if (box.scrollTop + box.clientHeight > bo
 <iframe src="/chaos/inner" title="Same site" style="width:400px;height:160px"></iframe>
 <iframe src="{{cross}}/chaos/inner" title="Other site" style="width:400px;height:160px"></iframe>
 <button type=button onclick="this.textContent = 'Safe (clicked)'">Safe</button>`,
+	"/chaos/handlers": handlersPage(),
 	"/chaos/spa": `<!doctype html><title>Chaos SPA</title>
 <div id=app>Loading…</div>
 <script>fetch('/chaos/data').then((r) => r.json()).then((d) => {
@@ -101,7 +102,22 @@ var chaosWant = map[string][]string{
 }
 
 // chaosOrder is the order the own pages are visited in, between saved ones.
-var chaosOrder = []string{"/chaos/form", "/chaos/alert", "/chaos/beforeunload", "/chaos/popup", "/chaos/frames", "/chaos/spa"}
+var chaosOrder = []string{"/chaos/form", "/chaos/alert", "/chaos/handlers?1", "/chaos/handlers?2", "/chaos/beforeunload", "/chaos/popup", "/chaos/frames", "/chaos/spa"}
+
+// handlersPage is a page of 150 rows, each with inline handlers (an
+// onclick link, an image's onerror) and an addEventListener one: what
+// listing the listeners of a page from the walker's isolated world broke
+// (TestObserveInlineHandlers).
+func handlersPage() string {
+	var b strings.Builder
+	b.WriteString("<!doctype html><title>Chaos handlers</title><h1>Handlers</h1>\n")
+	for i := range 150 {
+		fmt.Fprintf(&b, `<p>Row %d: <a href="#" onclick="window.x%d = %d; return false">Item %d</a> <img src="/chaos/none%d.png" onerror="this.dataset.e = %d" alt="icon %d"></p>`+"\n", i, i, i, i, i, i, i)
+	}
+	b.WriteString(`<button type=button onclick="this.textContent = 'Safe (clicked)'">Safe</button>`)
+	b.WriteString(`<script>for (const p of document.querySelectorAll('p')) p.addEventListener('click', () => {});</script>`)
+	return b.String()
+}
 
 type chaosCounts struct {
 	pages, crashes, timeouts, kills, lostNames, missing, otherErrs int
@@ -209,7 +225,14 @@ func chaosPage(t *testing.T, s *tabs.Supervisor, base, u string, c *chaosCounts)
 		}
 	}
 	ctx := context.Background()
-	if _, err := s.Open(ctx, tabs.OpenOptions{Name: "chaos", URL: u, Dialogs: "accept"}); err != nil {
+	// Every other page is observed as soon as it fires load, the rest
+	// after the default wait: a page still busy after load meets the
+	// observation too. (Not the SPA, which renders after load.)
+	wait := ""
+	if c.pages%2 == 0 && path != "/chaos/spa" {
+		wait = "load"
+	}
+	if _, err := s.Open(ctx, tabs.OpenOptions{Name: "chaos", URL: u, Dialogs: "accept", WaitUntil: wait}); err != nil {
 		fail("open", err)
 		return
 	}
@@ -224,6 +247,9 @@ func chaosPage(t *testing.T, s *tabs.Supervisor, base, u string, c *chaosCounts)
 		}
 		if _, err := tb.Observe(ctx, tabs.ObserveOptions{IncludeAll: true}); err != nil {
 			fail("observe includeAll", err)
+		}
+		if _, err := tb.Observe(ctx, tabs.ObserveOptions{}); err != nil {
+			fail("observe again", err)
 		}
 		waitFor := "body"
 		if path == "/chaos/form" {
@@ -256,6 +282,9 @@ func chaosPage(t *testing.T, s *tabs.Supervisor, base, u string, c *chaosCounts)
 		}
 		if _, err := tb.Click(ctx, tabs.Target{Selector: sel}); err != nil {
 			fail("click "+sel, err)
+		}
+		if _, err := tb.Observe(ctx, tabs.ObserveOptions{Since: "last"}); err != nil {
+			fail("observe since the last", err)
 		}
 		return nil
 	}))
@@ -398,4 +427,40 @@ func httptestServer(t *testing.T, h http.Handler) string {
 	go hs.Serve(ln)
 	t.Cleanup(func() { hs.Close() })
 	return "http://" + ln.Addr().String()
+}
+
+// TestObserveInlineHandlers observes a page with inline and added
+// listeners three times, then goes on to the next copy of it, six times
+// over: the renderer must live through it. Listing the listeners with the
+// document of the walker's isolated world crashed every second navigation
+// on Chromium 156 (the handlers' wrappers of the isolated world).
+func TestObserveInlineHandlers(t *testing.T) {
+	t.Parallel()
+	page := handlersPage()
+	base := httptestServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, page) }))
+	s := newSup(t)
+	for i := range 6 {
+		ctx := context.Background()
+		if _, err := s.Open(ctx, tabs.OpenOptions{Name: "h", URL: fmt.Sprintf("%s/chaos/handlers?%d", base, i), WaitUntil: "load"}); err != nil {
+			t.Fatalf("open %d: %v", i, err)
+		}
+		err := s.Run(ctx, "h", 30*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
+			for k := range 3 {
+				obs, err := tb.Observe(ctx, tabs.ObserveOptions{IncludeAll: k == 1})
+				if err != nil {
+					return err
+				}
+				if n := len(obs.Elements); n < 150 {
+					return fmt.Errorf("observation %d lists %d elements, want the 150 links at least", k, n)
+				}
+			}
+			return nil
+		}))
+		if err != nil {
+			t.Fatalf("page %d: %v", i, err)
+		}
+	}
+	if n := s.Stats().Crashes; n != 0 {
+		t.Fatalf("%d renderer crashes, want 0", n)
+	}
 }
