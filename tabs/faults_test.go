@@ -353,3 +353,107 @@ func TestCrashEndsPendingCall(t *testing.T) {
 		t.Fatalf("Stats().Crashes counted %d crashes, want 1", got)
 	}
 }
+
+// TestPopupThatClosesItself: a popup whose page calls window.close() is
+// gone at once (not listed alive, its actions fail not_alive, open makes
+// it again), and its opener goes on.
+func TestPopupThatClosesItself(t *testing.T) {
+	t.Parallel()
+	base := httptestServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/child" {
+			fmt.Fprint(w, `<!doctype html><title>Child</title><button onclick="window.close()">Close me</button>`)
+			return
+		}
+		fmt.Fprint(w, `<!doctype html><title>Opener</title><button onclick="window.open('/child', 'c', 'width=300,height=200')">Open</button>`)
+	}))
+	s := newSup(t)
+	ctx := context.Background()
+	if _, err := s.Open(ctx, tabs.OpenOptions{Name: "o", URL: base + "/", WaitUntil: "load"}); err != nil {
+		t.Fatal(err)
+	}
+	var name string
+	err := s.Run(ctx, "o", 20*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
+		w := tb.WatchPopups()
+		if _, err := tb.Click(ctx, tabs.Target{Selector: "text/Open"}); err != nil {
+			return err
+		}
+		p, err := w.Wait(ctx)
+		if err != nil {
+			return err
+		}
+		name = p.Name
+		return nil
+	}))
+	if err != nil {
+		t.Fatalf("open the popup: %v", err)
+	}
+	_ = s.Run(ctx, name, 10*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
+		_, err := tb.Click(ctx, tabs.Target{Selector: "text/Close me"})
+		return err
+	}))
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		_, err := s.Tab(name)
+		if tabs.CodeOf(err) == tabs.CodeNotAlive {
+			if !strings.Contains(err.Error(), "closed") {
+				t.Fatalf("closed popup: %v, want it to say the page was closed", err)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the popup closed itself but is still alive (Tab: %v)", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if _, err := s.Open(ctx, tabs.OpenOptions{Name: name, URL: base + "/child", WaitUntil: "load"}); err != nil {
+		t.Fatalf("open the closed popup's name again: %v", err)
+	}
+	if tab, err := s.Tab("o"); err != nil || !tab.Alive() {
+		t.Fatalf("the opener: %v", err)
+	}
+}
+
+// TestTimeoutSaysWhatHeldIt: a run that times out while the page is held
+// by a navigation that never commits says so; one whose page loops says
+// the tab was killed.
+func TestTimeoutSaysWhatHeldIt(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	base := httptestServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/hang" {
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+			return
+		}
+		fmt.Fprint(w, `<!doctype html><title>Start</title><a href="/hang">Never</a>`)
+	}))
+	defer close(release)
+	s := newSup(t)
+	ctx := context.Background()
+	if _, err := s.Open(ctx, tabs.OpenOptions{Name: "n", URL: base + "/", WaitUntil: "load"}); err != nil {
+		t.Fatal(err)
+	}
+	_ = s.Run(ctx, "n", 10*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
+		_, err := tb.Click(ctx, tabs.Target{Selector: "text/Never"})
+		return err
+	}))
+	err := s.Run(ctx, "n", 2*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
+		_, err := tb.Evaluate(ctx, "document.title", nil)
+		return err
+	}))
+	if tabs.CodeOf(err) != tabs.CodeTimeout || !strings.Contains(err.Error(), "still navigating to "+base+"/hang") {
+		t.Fatalf("a call held by a navigation: %v, want a timeout naming the navigation", err)
+	}
+	if _, err := s.Open(ctx, tabs.OpenOptions{Name: "n", URL: base + "/", WaitUntil: "load"}); err != nil {
+		t.Fatalf("open another URL: %v", err)
+	}
+	err = s.Run(ctx, "n", 2*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
+		_, err := tb.Evaluate(ctx, "while (true) {}", nil)
+		return err
+	}))
+	if tabs.CodeOf(err) != tabs.CodeTimeout || !strings.Contains(err.Error(), "so the tab was killed") {
+		t.Fatalf("a looping page: %v, want a timeout that says the tab was killed", err)
+	}
+}

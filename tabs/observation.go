@@ -59,16 +59,35 @@ const observeLoadWait = 3 * time.Second
 
 // waitLoaded waits, at most limit and while ctx lives, until the top
 // document has fired load (Page.loadEventFired after Page.frameNavigated)
-// and no top-level navigation is requested and uncommitted.
-// It never fails: an observation of a page still loading is still useful.
-func (t *Tab) waitLoaded(ctx context.Context, limit time.Duration) {
+// and no top-level navigation is requested and uncommitted. It reports
+// whether the page is still loading. It never fails: an observation of a
+// page still loading is still useful. A document that did not load within
+// one wait is not waited for again (a stuck tracker or image would cost
+// every observation the whole limit).
+func (t *Tab) waitLoaded(ctx context.Context, limit time.Duration) bool {
 	deadline := time.Now().Add(limit)
-	for time.Now().Before(deadline) {
+	for {
 		t.evMu.Lock()
 		loading := (t.loading || t.navPending) && t.dialog == nil
+		doc := t.navSeq
 		t.evMu.Unlock()
-		if !loading || !sleepCtx(ctx, 20*time.Millisecond) {
-			return
+		if !loading {
+			return false
+		}
+		t.ob.mu.Lock()
+		gaveUp := t.ob.loadGaveUp == doc && t.ob.loadGaveUpSet
+		t.ob.mu.Unlock()
+		if gaveUp {
+			return true
+		}
+		if time.Now().After(deadline) {
+			t.ob.mu.Lock()
+			t.ob.loadGaveUp, t.ob.loadGaveUpSet = doc, true
+			t.ob.mu.Unlock()
+			return true
+		}
+		if !sleepCtx(ctx, 20*time.Millisecond) {
+			return true
 		}
 	}
 }
@@ -143,7 +162,7 @@ func (t *Tab) Observe(ctx context.Context, o ObserveOptions) (*observe.Observati
 	if d := t.PendingDialog(); d != nil {
 		return nil, dialogBlocked(d, "be observed")
 	}
-	t.waitLoaded(ctx, observeLoadWait)
+	stillLoading := t.waitLoaded(ctx, observeLoadWait)
 	t.observeSetup()
 	in, holders, walks, report, err := t.gather(ctx, o)
 	if err != nil {
@@ -185,6 +204,9 @@ func (t *Tab) Observe(ctx context.Context, o ObserveOptions) (*observe.Observati
 		}
 	}
 	obs, omitted := observe.TrimWith(shown, observe.TrimOptions{MaxTokens: o.MaxTokens, Anchor: anchor})
+	if stillLoading {
+		obs.Notes = append(slices.Clone(obs.Notes), "the page is still loading (no load event yet): observed as it is now")
+	}
 	if omitted > 0 {
 		path, err := writeFull(shown)
 		if err != nil {

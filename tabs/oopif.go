@@ -32,6 +32,10 @@ type obsState struct {
 	worlds map[worldKey]obsWorld
 	// topWorld is the key of the last top-level document's world.
 	topWorld worldKey
+	// loadGaveUp is the top-level document (Tab.navSeq) whose load an
+	// observation waited for in vain, when loadGaveUpSet.
+	loadGaveUp    int
+	loadGaveUpSet bool
 	// clickables are, by world, the nodes with click-like listeners as
 	// remote objects in that world, kept from one observation to the next
 	// (walkArgs).

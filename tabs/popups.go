@@ -130,6 +130,7 @@ func (t *Tab) startPopup(ctx context.Context, opener *Tab, id target.ID) error {
 	if err := chromedp.Listen(tctx, t.onEvent); err != nil {
 		return cdpErr("listen", err)
 	}
+	t.watchDetach()
 	if err := t.installHooks(ctx); err != nil {
 		return err
 	}

@@ -564,8 +564,7 @@ func (s *Supervisor) Run(ctx context.Context, name string, timeout time.Duration
 			s.afterTimeout(t)
 		}
 		if err != nil && rctx.Err() != nil && ctx.Err() == nil && t.Alive() && errors.Is(rctx.Err(), context.DeadlineExceeded) {
-			err = s.timeoutErr(t.name, timeout, asked, err)
-			s.afterTimeout(t)
+			err = s.timeoutErr(t, timeout, asked, err, s.afterTimeout(t))
 		}
 		return err
 	case <-rctx.Done():
@@ -589,11 +588,11 @@ func (s *Supervisor) Run(ctx context.Context, name string, timeout time.Duration
 		if !t.Alive() {
 			return goneErr(t)
 		}
-		s.afterTimeout(t)
+		killed := s.afterTimeout(t)
 		if ctx.Err() != nil {
 			return Errorf(CodeTimeout, "run on tab %q cancelled: %w", t.name, ctx.Err())
 		}
-		return s.timeoutErr(t.name, timeout, asked, err)
+		return s.timeoutErr(t, timeout, asked, err, killed)
 	case <-grace.C:
 		s.log.Warn("run did not yield; killing tab", "tab", t.name)
 		s.killTab(t, fmt.Sprintf("killed: a run overran its %v timeout and did not stop within %v", timeout, s.opts.Grace))
@@ -607,10 +606,12 @@ func goneErr(t *Tab) error {
 	return &Error{Code: CodeNotAlive, Msg: fmt.Sprintf("run on tab %q stopped: the tab is gone (%s)", t.name, t.DeadReason()), Err: ErrNotAlive}
 }
 
-// timeoutErr is the timeout error of an action on the tab name that ran
-// for d, when asked asked for (0: the default).
-func (s *Supervisor) timeoutErr(name string, d, asked time.Duration, cause error) error {
-	msg := fmt.Sprintf("the action on tab %q timed out after %v", name, d)
+// timeoutErr is the timeout error of an action on tab t that ran for d,
+// when asked asked for (0: the default): it says what the action was
+// waiting for (cause's message, a navigation that had not committed), and
+// whether the tab was killed after it (killed).
+func (s *Supervisor) timeoutErr(t *Tab, d, asked time.Duration, cause error, killed bool) error {
+	msg := fmt.Sprintf("the action on tab %q timed out after %v", t.name, d)
 	if asked > d && d == s.opts.MaxTimeout {
 		msg += fmt.Sprintf(" (%v asked, cut to the maximum; the daemon's --max-timeout or TABPILOT_MAX_TIMEOUT raises it)", asked)
 	}
@@ -622,16 +623,25 @@ func (s *Supervisor) timeoutErr(name string, d, asked time.Duration, cause error
 	case cause != nil && !errors.Is(cause, context.DeadlineExceeded) && !strings.Contains(cause.Error(), "timed out"):
 		msg += " (" + cause.Error() + ")"
 	}
+	if u := t.pendingNavigation(); u != "" && !killed {
+		msg += fmt.Sprintf("; the page is still navigating to %s, which has not answered (the page holds every call until it does: open another URL to give up on it)", u)
+	}
+	if killed {
+		msg += fmt.Sprintf("; the page did not answer for %v after it, so the tab was killed (open it again)", probeWait)
+	}
 	return &Error{Code: CodeTimeout, Msg: msg, Err: context.DeadlineExceeded}
 }
 
 // afterTimeout probes a tab after a run timed out: a page stuck in a loop
 // does not answer Runtime.evaluate, and such a tab is killed so the next
 // call does not hang on it.
-func (s *Supervisor) afterTimeout(t *Tab) {
-	if !t.probe(probeWait) {
-		s.killTab(t, fmt.Sprintf("killed: the page did not answer for %v after the action timed out (a script in an endless loop?)", probeWait))
+// It reports whether it killed the tab.
+func (s *Supervisor) afterTimeout(t *Tab) bool {
+	if t.probe(probeWait) {
+		return false
 	}
+	s.killTab(t, fmt.Sprintf("killed: the page did not answer for %v after the action timed out (a script in an endless loop?)", probeWait))
+	return true
 }
 
 // probeWait is how long a page has to answer the probe after an action

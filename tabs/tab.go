@@ -69,10 +69,11 @@ type Tab struct {
 	evMu       sync.Mutex
 	dead       string
 	url, title string
-	navSeq     int  // top-level navigations seen
-	loading    bool // a top-level document committed and has not fired load
-	navReq     int  // top-level navigations requested (Page.frameRequestedNavigation)
-	navPending bool // one was requested and has neither committed nor stopped
+	navSeq     int    // top-level navigations seen
+	loading    bool   // a top-level document committed and has not fired load
+	navReq     int    // top-level navigations requested (Page.frameRequestedNavigation)
+	navPending bool   // one was requested and has neither committed nor stopped
+	navURL     string // where the last requested top-level navigation goes
 	dialog     *Dialog
 	dialogSig  chan struct{} // closed when a dialog opens
 	handled    []Dialog      // dialogs the policy handled, drained by runs
@@ -248,6 +249,7 @@ func (t *Tab) start(ctx context.Context, o *OpenOptions) error {
 	if err := chromedp.Listen(tctx, t.onEvent); err != nil {
 		return cdpErr("listen", err)
 	}
+	t.watchDetach()
 	if err := t.installHooks(ctx); err != nil {
 		return err
 	}
@@ -390,6 +392,7 @@ func (t *Tab) onEvent(ev any) {
 			t.evMu.Lock()
 			t.navReq++
 			t.navPending = true
+			t.navURL = ev.URL
 			t.evMu.Unlock()
 		}
 	case *page.EventFrameStartedNavigating:
@@ -402,6 +405,7 @@ func (t *Tab) onEvent(ev any) {
 				t.evMu.Lock()
 				t.navReq++
 				t.navPending = true
+				t.navURL = ev.URL
 				t.evMu.Unlock()
 			}
 		}
@@ -880,6 +884,37 @@ func (t *Tab) probe(d time.Duration) bool {
 	defer cancel()
 	_, err := cdp.Call(ctx, t.target, runtime.Evaluate, runtime.EvaluateParams{Expression: "1", ReturnByValue: new(true)})
 	return err == nil
+}
+
+// pendingNavigation is the URL of a top-level navigation that was
+// requested and has neither committed nor stopped, or "".
+func (t *Tab) pendingNavigation() string {
+	t.evMu.Lock()
+	defer t.evMu.Unlock()
+	if !t.navPending {
+		return ""
+	}
+	return t.navURL
+}
+
+// watchDetach marks the tab dead when the browser detaches its target
+// (the page closed itself with window.close, or another client closed
+// it), so that Alive, tabs and open see it gone, and the action running
+// on it ends (opCtx).
+func (t *Tab) watchDetach() {
+	ch, err := chromedp.Detached(t.ctx)
+	if err != nil {
+		return
+	}
+	t.sup.wg.Go(func() {
+		select {
+		case <-ch:
+			t.evMu.Lock()
+			t.markDeadLocked("the page was closed (window.close(), or another client closed its target)")
+			t.evMu.Unlock()
+		case <-t.ctx.Done():
+		}
+	})
 }
 
 // lastURL is the top document's URL as the last Page.frameNavigated or
