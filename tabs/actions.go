@@ -124,7 +124,7 @@ func (t *Tab) Click(ctx context.Context, tg Target) (*ActionResult, error) {
 		}
 		return nil, &Error{Code: CodeNotActionable, Msg: el.desc + " did not receive the click event (a page listener stopped it before it got there, or another element took it)"}
 	}
-	res.Navigated = t.navigated(ctx, nav)
+	t.noteNavigation(ctx, nav, res)
 	return res, nil
 }
 
@@ -437,7 +437,7 @@ func (t *Tab) Press(ctx context.Context, key string, tg *Target) (*ActionResult,
 	if err != nil {
 		return nil, cdpErr("press", err)
 	}
-	res.Navigated = t.navigated(ctx, nav)
+	t.noteNavigation(ctx, nav, res)
 	return res, nil
 }
 

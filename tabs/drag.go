@@ -120,7 +120,7 @@ func (t *Tab) Drag(ctx context.Context, from, to DragEnd, steps int) (*ActionRes
 	if err != nil {
 		return nil, cdpErr("drag", err)
 	}
-	res.Navigated = t.navigated(ctx, nav)
+	t.noteNavigation(ctx, nav, res)
 	return res, nil
 }
 

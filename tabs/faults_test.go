@@ -413,9 +413,9 @@ func TestPopupThatClosesItself(t *testing.T) {
 	}
 }
 
-// TestTimeoutSaysWhatHeldIt: a run that times out while the page is held
-// by a navigation that never commits says so; one whose page loops says
-// the tab was killed.
+// TestTimeoutSaysWhatHeldIt: a click whose navigation does not commit
+// says so, and a run that then times out, held by it, says so too; one
+// whose page loops says the tab was killed.
 func TestTimeoutSaysWhatHeldIt(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
@@ -435,10 +435,17 @@ func TestTimeoutSaysWhatHeldIt(t *testing.T) {
 	if _, err := s.Open(ctx, tabs.OpenOptions{Name: "n", URL: base + "/", WaitUntil: "load"}); err != nil {
 		t.Fatal(err)
 	}
-	_ = s.Run(ctx, "n", 10*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
-		_, err := tb.Click(ctx, tabs.Target{Selector: "text/Never"})
+	var click *tabs.ActionResult
+	if err := s.Run(ctx, "n", 20*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
+		var err error
+		click, err = tb.Click(ctx, tabs.Target{Selector: "text/Never"})
 		return err
-	}))
+	})); err != nil {
+		t.Fatalf("click: %v", err)
+	}
+	if !click.Navigated || !strings.Contains(click.Note, "the navigation to "+base+"/hang has not committed yet") {
+		t.Fatalf("click on a link whose server never answers: %+v, want a note that its navigation has not committed", click)
+	}
 	err := s.Run(ctx, "n", 2*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
 		_, err := tb.Evaluate(ctx, "document.title", nil)
 		return err

@@ -972,6 +972,24 @@ func (t *Tab) navigated(ctx context.Context, m navMark) bool {
 	}
 }
 
+// noteNavigation sets res.Navigated when the action started a top-level
+// navigation (navigated), and notes in res.Note one that has not
+// committed yet: the page then holds every other call until its server
+// answers, which the caller should know before its next call hangs.
+func (t *Tab) noteNavigation(ctx context.Context, m navMark, res *ActionResult) {
+	res.Navigated = t.navigated(ctx, m)
+	if !res.Navigated {
+		return
+	}
+	if u := t.pendingNavigation(); u != "" {
+		note := fmt.Sprintf("the navigation to %s has not committed yet (its server has not answered); the page holds other calls until it does", u)
+		if res.Note != "" {
+			note = res.Note + "; " + note
+		}
+		res.Note = note
+	}
+}
+
 // Target returns the tab's CDP session (for raw CDP: cdp.send).
 func (t *Tab) Target() *chromedp.Target { return t.target }
 
