@@ -625,11 +625,12 @@ func validCode(c string) bool {
 }
 
 // emitValue appends a value to the output: an image object as an image, a
-// string as text, anything else as pretty JSON. With final (the return
-// value), undefined and null add nothing; without it (display), text is
-// subject to the display budget.
+// string as text, anything else as pretty JSON (null as "null": a caller
+// that asked for a value learns it was null). With final (the return
+// value), undefined adds nothing; without it (display), text is subject
+// to the display budget.
 func (s *Script) emitValue(vm *goja.Runtime, v goja.Value, final bool) error {
-	if v == nil || goja.IsUndefined(v) || (final && goja.IsNull(v)) {
+	if v == nil || goja.IsUndefined(v) {
 		return nil
 	}
 	if o, ok := v.(*goja.Object); ok {

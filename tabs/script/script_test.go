@@ -290,3 +290,22 @@ func TestTimeoutNamesTheWait(t *testing.T) {
 		}
 	}
 }
+
+// A run that returns null says so; one that returns nothing says it ran.
+func TestReturnNull(t *testing.T) {
+	t.Parallel()
+	out, err := runCode(t, "return null", 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := texts(out); len(got) != 1 || got[0] != "null" {
+		t.Fatalf("return null: %q, want [\"null\"]", got)
+	}
+	out, err = runCode(t, "await wait(1)", 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := texts(out); len(got) != 1 || !strings.HasPrefix(got[0], "Ran code on tab") {
+		t.Fatalf("no return value: %q, want only the \"Ran code\" line", got)
+	}
+}
