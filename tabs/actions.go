@@ -109,6 +109,16 @@ func (t *Tab) Click(ctx context.Context, tg Target) (*ActionResult, error) {
 		return res, nil
 	}
 	// The check ends the guard actionable.js armed and reads what it saw.
+	// When the click started a navigation (the renderer says so before it
+	// answers the mouse release), Chromium holds every call to the page,
+	// the check's too, until the navigation commits: the check then waits
+	// for the commit as long as navigated does, not for the whole timeout.
+	checkCtx := ctx
+	if t.navRequestedSince(nav) {
+		var cancel context.CancelFunc
+		checkCtx, cancel = context.WithTimeout(ctx, navCommitWait)
+		defer cancel()
+	}
 	var got *struct {
 		Got bool   `json:"got"`
 		By  string `json:"by"`
@@ -118,7 +128,15 @@ func (t *Tab) Click(ctx context.Context, tg Target) (*ActionResult, error) {
   if (!c) return null;
   return c.done();
 }`
-	if err := t.callOn(ctx, el, check, &got); err == nil && got != nil && !got.Got && t.NavSeq() == nav.seq {
+	err = t.callOn(checkCtx, el, check, &got)
+	if checkCtx.Err() != nil && ctx.Err() == nil {
+		// Held past the commit wait by the navigation the click started.
+		t.disarm(el)
+		res.Navigated = true
+		t.notePending(res)
+		return res, nil
+	}
+	if err == nil && got != nil && !got.Got && t.NavSeq() == nav.seq {
 		if got.By != "" {
 			return nil, &Error{Code: CodeNotActionable, Msg: el.desc + " did not receive the click: " + got.By + " was on top of it at that moment, and tabpilot stopped the click from reaching it"}
 		}

@@ -943,6 +943,14 @@ func (t *Tab) navMark() navMark {
 	return navMark{t.navSeq, t.navReq}
 }
 
+// navRequestedSince reports whether a top-level navigation was requested
+// since m and has not committed or ended yet.
+func (t *Tab) navRequestedSince(m navMark) bool {
+	t.evMu.Lock()
+	defer t.evMu.Unlock()
+	return t.navReq != m.req && t.navPending
+}
+
 // navCommitWait bounds how long an action that requested a top-level
 // navigation waits for the new document to commit.
 const navCommitWait = 5 * time.Second
@@ -978,9 +986,14 @@ func (t *Tab) navigated(ctx context.Context, m navMark) bool {
 // answers, which the caller should know before its next call hangs.
 func (t *Tab) noteNavigation(ctx context.Context, m navMark, res *ActionResult) {
 	res.Navigated = t.navigated(ctx, m)
-	if !res.Navigated {
-		return
+	if res.Navigated {
+		t.notePending(res)
 	}
+}
+
+// notePending notes in res.Note a top-level navigation that has not
+// committed yet.
+func (t *Tab) notePending(res *ActionResult) {
 	if u := t.pendingNavigation(); u != "" {
 		note := fmt.Sprintf("the navigation to %s has not committed yet (its server has not answered); the page holds other calls until it does", u)
 		if res.Note != "" {
