@@ -25,8 +25,9 @@ test: chromium ## run every test with the race detector (real headless Chromium)
 fmt: ## gofmt the tree
 	gofmt -w $$(git ls-files '*.go')
 
-lint: ## gofmt, go vet and staticcheck
+lint: ## gofmt, go mod tidy, go vet and staticcheck
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "not gofmt-clean:"; echo "$$out"; exit 1; fi
+	@$(GO) mod tidy -diff >/dev/null || { echo "go.mod or go.sum is not tidy: run go mod tidy"; exit 1; }
 	$(GO) vet ./...
 	$(GO) vet -tags thin ./cmd/tabpilot
 	@test -x $(STATICCHECK) || $(GO) install honnef.co/go/tools/cmd/staticcheck@latest
