@@ -29,6 +29,12 @@ import (
 //go:embed js/observe.js
 var observeJS string
 
+//go:embed js/rowkey.js
+var rowKeyJS string
+
+// walkerJS is the walker with the row key function in place.
+var walkerJS = strings.Replace(observeJS, "/*ROWKEY*/", rowKeyJS, 1)
+
 // ObserveOptions are the options of tab.observe (DESIGN.md section 4).
 type ObserveOptions struct {
 	// IncludeAll adds the structure a reader needs: headings with their
@@ -51,6 +57,9 @@ type ObserveOptions struct {
 	// Since "last" returns only what changed since the tab's previous
 	// observation (added, changed and removed elements).
 	Since string
+	// Boxes gives every element its box (Element.Bounds: CSS pixels of
+	// the top viewport), for a click or drag at a point.
+	Boxes bool
 }
 
 // observeLoadWait bounds how long Observe waits for a committed document's
@@ -168,7 +177,7 @@ func (t *Tab) Observe(ctx context.Context, o ObserveOptions) (*observe.Observati
 	if err != nil {
 		return nil, err
 	}
-	bo := observe.Options{IncludeAll: o.IncludeAll, ViewportOnly: o.ViewportOnly, Query: o.Query, MaxTokens: o.MaxTokens}
+	bo := observe.Options{IncludeAll: o.IncludeAll, ViewportOnly: o.ViewportOnly, Query: o.Query, MaxTokens: o.MaxTokens, Boxes: o.Boxes}
 	if o.Since != "" {
 		// A diff compares whole observations.
 		bo.ViewportOnly, bo.Query = false, ""
@@ -365,7 +374,7 @@ func (t *Tab) world(ctx context.Context, f *obsFrame, fresh bool) (obsWorld, err
 	// The walker is compiled once per world, where page scripts cannot
 	// reach it; each observation then sends a one-line stub.
 	// The document comes back deep-serialized, for its backend node id.
-	doc, err := cdp.Call(ctx, f.sess, runtime.Evaluate, runtime.EvaluateParams{Expression: "(globalThis.__tpWalk = (" + observeJS + "\n), document)",
+	doc, err := cdp.Call(ctx, f.sess, runtime.Evaluate, runtime.EvaluateParams{Expression: "(globalThis.__tpWalk = (" + walkerJS + "\n), document)",
 		ContextID: r.ExecutionContextID, ObjectGroup: worldGroup, SerializationOptions: docSerialization})
 	if err != nil {
 		return obsWorld{}, err
@@ -411,6 +420,7 @@ func (t *Tab) pruneWorlds(frames []*obsFrame) {
 type walkOpts struct {
 	All    bool            `json:"all,omitempty"`
 	VP     bool            `json:"vp,omitempty"`
+	BX     bool            `json:"bx,omitempty"`
 	Refs   int             `json:"refs,omitempty"`
 	Sub    bool            `json:"sub,omitempty"`
 	Inh    *walkInherit    `json:"inh,omitempty"`
@@ -466,7 +476,7 @@ type inlineFrame struct {
 // the same process), and so on. Frames whose <iframe> is hidden are not
 // walked.
 func (t *Tab) gather(ctx context.Context, o ObserveOptions) (*observe.DOMInput, []*walked, []*walked, *observe.ScrollReport, error) {
-	wo := walkOpts{All: o.IncludeAll, VP: o.ViewportOnly, Refs: refsAll}
+	wo := walkOpts{All: o.IncludeAll, VP: o.ViewportOnly, BX: o.Boxes, Refs: refsAll}
 	if o.Scroll {
 		ms := int64(20000)
 		if dl, ok := ctx.Deadline(); ok {

@@ -105,6 +105,129 @@ function (opts, anchor, ...clickables) {
 
   const clean = (s) => s.replace(/\s+/g, ' ').trim();
   const cap = (s, n) => (s.length > n ? s.slice(0, n) : s);
+  // MAXVAL is the longest field value sent whole; a longer one is cut,
+  // and vl gives its length.
+  const MAXVAL = 2000;
+  // Input types that set the format of what a person enters.
+  const TYPED = new Set(['date', 'time', 'datetime-local', 'month', 'week', 'number', 'range', 'color', 'email',
+    'password', 'tel', 'url']);
+  // Roles an icon can name when they have no name of their own.
+  const ICON_NAMED = new Set(['button', 'link', 'clickable', 'menuitem', 'tab', 'switch', 'checkbox', 'option', 'focusable']);
+  // Words of class names, ids and file names that say nothing of what an
+  // icon does.
+  const GENERIC = new Set(['icon', 'icons', 'ico', 'fa', 'fas', 'far', 'fab', 'fal', 'fad', 'bi', 'mdi', 'material',
+    'symbols', 'outlined', 'glyph', 'glyphicon', 'glyphicons', 'svg', 'img', 'image', 'btn', 'button', 'js', 'ui', 'lg',
+    'sm', 'md', 'xs', 'xl', 'fw', 'inline', 'block', 'flex', 'item', 'wrapper', 'wrap', 'container', 'inner', 'outer',
+    'active', 'hover', 'small', 'large', 'default', 'primary', 'secondary', 'link', 'action', 'actions', 'control',
+    'clickable', 'pointer', 'cursor', 'the', 'and', 'solid', 'regular', 'light', 'round', 'rounded', 'filled',
+    'outline', 'sharp', 'fill', 'color', 'theme', 'dark', 'base', 'main', 'show', 'is', 'has', 'no', 'bg', 'background',
+    'sprite', 'png', 'jpg', 'gif', 'webp', 'data', 'static', 'assets', 'asset', 'images', 'toolbar', 'tool', 'tools']);
+  // Tags that can be the controls of a delegating listener.
+  const LEAF_TAGS = new Set(['a', 'span', 'div', 'li', 'td', 'i', 'img', 'svg', 'p', 'em', 'dd', 'dt']);
+  const ICONISH = new Set(['svg', 'img', 'i', 'picture']);
+
+  /*ROWKEY*/
+
+  const words = (s, out) => {
+    for (const w of s.replace(/([a-z])([A-Z])/g, '$1 $2').split(/[^A-Za-z]+/)) {
+      const l = w.toLowerCase();
+      if (l.length > 2 && !GENERIC.has(l) && !out.includes(l)) out.push(l);
+    }
+    return out;
+  };
+  const fileWords = (u, out) => {
+    const m = /([^/?#]+?)(?:\.[a-z0-9]{2,5})?(?:[?#].*)?$/i.exec(u.replace(/^url\(["']?|["']?\)$/g, ''));
+    if (m && !/^data:/.test(u)) words(m[1].replace(/@\dx$/, ''), out);
+    return out;
+  };
+
+  // iconName names a control whose only content is a picture: an image,
+  // an inline SVG, a CSS background or content image, an icon font glyph.
+  // It takes what there is: a text alternative on a descendant, an SVG
+  // <title> or <use> reference, the image file's name, then the words of
+  // meaningful class names and ids (trash, star, reply). "" when nothing
+  // says anything.
+  function iconName(el) {
+    const nodes = [el];
+    for (const n of el.querySelectorAll('*')) {
+      if (nodes.length >= 16) break;
+      nodes.push(n);
+    }
+    for (const n of nodes) {
+      for (const a of ['aria-label', 'title', 'alt', 'data-icon', 'data-tooltip', 'data-title', 'data-original-title']) {
+        const v = n.getAttribute(a);
+        if (v && v.trim() && /[\p{L}\p{N}]/u.test(v)) return cap(clean(v), 60);
+      }
+      if (n.localName === 'title' && n.parentNode && n.parentNode.localName === 'svg' && n.textContent.trim()) {
+        return cap(clean(n.textContent), 60);
+      }
+    }
+    const out = [];
+    for (const n of nodes) {
+      const t = n.localName;
+      if (t === 'use') fileWords((n.getAttribute('href') || n.getAttribute('xlink:href') || '').replace(/^#/, '/'), out);
+      else if (t === 'img') fileWords(n.getAttribute('src') || '', out);
+      if (out.length) break;
+      const cs = win.getComputedStyle(n);
+      for (const bg of [cs.backgroundImage, cs.maskImage || cs.webkitMaskImage, win.getComputedStyle(n, '::before').content]) {
+        if (bg && /^url\(/.test(bg)) fileWords(bg, out);
+      }
+      if (out.length) break;
+    }
+    if (!out.length) {
+      for (const n of nodes) {
+        if (n.id) words(n.id, out);
+        const c = n.getAttribute('class');
+        if (c) words(c, out);
+        if (out.length >= 2) break;
+      }
+    }
+    return out.slice(0, 3).join(' ');
+  }
+
+  // delegatedLeaves returns the controls of a delegating listener on d
+  // (date pickers, menus, toolbars listen on a parent and act on
+  // event.target): its small descendants that show a short text or an
+  // icon and have no control inside, when at least two of them are
+  // siblings of one tag. Else [] (d is the one control).
+  function delegatedLeaves(d) {
+    if (d === doc.body || d === doc.documentElement) return [];
+    const all = d.getElementsByTagName('*');
+    if (all.length < 2 || all.length > 400) return [];
+    const cands = new Set();
+    for (const e of all) {
+      const t = e.localName;
+      if (!LEAF_TAGS.has(t) || e.ownerSVGElement) continue;
+      if (INTERACTIVE.has(roleOf(e, t)) && !(t === 'a' && !e.hasAttribute('href'))) return [];
+      let iconOnly = true;
+      let leaf = true;
+      for (const k of e.children) {
+        if (ICONISH.has(k.localName) || !k.textContent.trim()) continue;
+        leaf = false;
+        break;
+      }
+      if (!leaf) continue;
+      const txt = clean(e.textContent);
+      if (txt) iconOnly = false;
+      if (txt.length > 40) continue;
+      if (iconOnly && !ICONISH.has(t) && !e.children.length && win.getComputedStyle(e).backgroundImage === 'none' &&
+        win.getComputedStyle(e, '::before').content === 'none') continue;
+      if (!(t === 'a' || t === 'td' || t === 'li' || iconOnly || e.hasAttribute('class') || e.hasAttribute('role') ||
+        Object.keys(e.dataset).length)) continue;
+      const r = e.getBoundingClientRect();
+      if (r.width === 0 || r.height === 0) continue;
+      cands.add(e);
+    }
+    // The outermost leaves: an icon inside a leaf is part of it.
+    const out = [];
+    for (const e of cands) if (!cands.has(e.parentElement)) out.push(e);
+    if (out.length > 100) return [];
+    const os = new Set(out);
+    for (const e of out) {
+      for (let x = e.nextElementSibling; x; x = x.nextElementSibling) if (x.localName === e.localName && os.has(x)) return out;
+    }
+    return [];
+  }
 
   function implicitRole(el, tag) {
     switch (tag) {
@@ -299,6 +422,8 @@ function (opts, anchor, ...clickables) {
     if ((tag === 'select' && el.multiple) || A('aria-multiselectable') === 'true') s.push('multiselectable');
     const hp = A('aria-haspopup');
     if (hp && hp !== 'false' && role !== 'combobox') s.push('haspopup');
+    if (tag === 'textarea' || A('aria-multiline') === 'true') s.push('multiline');
+    if (tag === 'input' && el.type === 'file') s.push('upload');
     if ((role === 'dialog' || role === 'alertdialog') && (A('aria-modal') === 'true' || (tag === 'dialog' && el.matches(':modal')))) s.push('modal');
     return s;
   }
@@ -333,6 +458,84 @@ function (opts, anchor, ...clickables) {
     return a;
   }
 
+  // docClip is the part of a document's viewport coordinates a person can
+  // bring into view by scrolling it: [x0, y0, x1, y1].
+  function docClip(d) {
+    const w = d.defaultView;
+    const se = d.scrollingElement || d.documentElement;
+    if (!w || !se) return null;
+    return [-w.scrollX, -w.scrollY, Math.max(se.scrollWidth, w.innerWidth) - w.scrollX,
+      Math.max(se.scrollHeight, w.innerHeight) - w.scrollY];
+  }
+
+  // clipOf returns clip narrowed by el's overflow (hidden and clip show
+  // its padding box; auto and scroll what scrolling it brings into
+  // view), per axis.
+  function clipOf(el, cs, clip) {
+    const ox = cs.overflowX, oy = cs.overflowY;
+    if ((ox === 'visible' && oy === 'visible') || cs.display === 'contents' || el === doc.documentElement || el === doc.body) return clip;
+    const r = el.getBoundingClientRect();
+    const x0 = r.left + el.clientLeft, y0 = r.top + el.clientTop;
+    const c = [x0, y0, x0 + el.clientWidth, y0 + el.clientHeight];
+    if (ox !== 'visible' && ox !== 'hidden' && ox !== 'clip') {
+      c[0] = x0 - el.scrollLeft;
+      c[2] = c[0] + el.scrollWidth;
+    } else if (ox === 'visible') {
+      c[0] = -Infinity;
+      c[2] = Infinity;
+    }
+    if (oy !== 'visible' && oy !== 'hidden' && oy !== 'clip') {
+      c[1] = y0 - el.scrollTop;
+      c[3] = c[1] + el.scrollHeight;
+    } else if (oy === 'visible') {
+      c[1] = -Infinity;
+      c[3] = Infinity;
+    }
+    if (!clip) return c;
+    return [Math.max(c[0], clip[0]), Math.max(c[1], clip[1]), Math.min(c[2], clip[2]), Math.min(c[3], clip[3])];
+  }
+
+  // shown reports whether a person can see el, or scroll it into view:
+  // a box of at least 2 by 2 CSS pixels (or content that overflows a
+  // smaller box it does not clip) that meets clip.
+  function shown(el, cs, clip) {
+    if (cs.display === 'contents') return true;
+    const r = el.getBoundingClientRect();
+    // An empty editable is still a field (its caret is the box).
+    if (el.isContentEditable && (r.width >= 2 || r.height >= 2 || !el.firstElementChild)) return !clip || !(r.right < clip[0] || r.left > clip[2] || r.bottom < clip[1] || r.top > clip[3]);
+    if (r.width < 2 || r.height < 2) {
+      if (cs.overflowX !== 'visible' || cs.overflowY !== 'visible' || !el.firstElementChild) return false;
+      let any = false;
+      for (const k of el.children) {
+        const b = k.getBoundingClientRect();
+        if (b.width >= 2 && b.height >= 2) {
+          any = true;
+          break;
+        }
+      }
+      if (!any) return false;
+    }
+    if (clip && (r.right <= clip[0] || r.left >= clip[2] || r.bottom <= clip[1] || r.top >= clip[3])) return false;
+    return true;
+  }
+
+  // bigCanvas reports whether a canvas covers a quarter of the viewport
+  // or more (the surface of an app, not a decoration).
+  function bigCanvas(el) {
+    const r = el.getBoundingClientRect();
+    return r.width * r.height >= 0.25 * win.innerWidth * win.innerHeight;
+  }
+
+  // hiddenControl reports whether a form control is out of a person's
+  // sight (not rendered, invisible, or a pixel or less), so that its
+  // label stands for it.
+  function hiddenControl(c) {
+    const cs = win.getComputedStyle(c);
+    if (cs.display === 'none' || cs.visibility !== 'visible') return true;
+    const r = c.getBoundingClientRect();
+    return r.width < 2 || r.height < 2;
+  }
+
   // walkOnce walks start (a document or a shadow root) and returns its
   // items, and the scroll containers it met when opts.scroll.
   function walkOnce(start, st0) {
@@ -352,6 +555,34 @@ function (opts, anchor, ...clickables) {
     // frames describes the inline frames.
     let curFrame = 0;
     const frames = [];
+    // stands maps a label to the hidden control it stands for; dleaf holds
+    // the controls of delegating listeners.
+    const stands = new Map();
+    const dleaf = new Set();
+
+    // areas adds the links of an image map, with their boxes.
+    function areas(img, st) {
+      const name = img.useMap.replace(/^#/, '');
+      const r0 = img.getRootNode();
+      const map = (r0.querySelector ? r0 : doc).querySelector('map[name="' + CSS.escape(name) + '"]');
+      if (!map) return;
+      const r = img.getBoundingClientRect();
+      for (const a of map.querySelectorAll('area[href]')) {
+        const c = (a.getAttribute('coords') || '').split(/[\s,]+/).map(Number).filter((x) => !isNaN(x));
+        let b = [0, 0, r.width, r.height];
+        const sh = (a.getAttribute('shape') || 'rect').toLowerCase();
+        if (/^circ/.test(sh) && c.length >= 3) b = [c[0] - c[2], c[1] - c[2], 2 * c[2], 2 * c[2]];
+        else if (/^poly/.test(sh) && c.length >= 6) {
+          const xs = c.filter((_, i) => i % 2 === 0), ys = c.filter((_, i) => i % 2 === 1);
+          b = [Math.min(...xs), Math.min(...ys), Math.max(...xs) - Math.min(...xs), Math.max(...ys) - Math.min(...ys)];
+        } else if (/^rect/.test(sh) && c.length >= 4) b = [c[0], c[1], c[2] - c[0], c[3] - c[1]];
+        flush();
+        const it = { k: 'e', n: addNode(a), r: 'link', a: clean(a.getAttribute('alt') || a.getAttribute('title') || ''),
+          u: a.href, b: [Math.round(r.left + b[0]), Math.round(r.top + b[1]), Math.round(b[2]), Math.round(b[3])], sb: 1 };
+        ctxOf(it, st);
+        items.push(it);
+      }
+    }
 
     // addNode gives a node its index in els; items of the same node (an
     // empty editable that may also be a shadow host) share it, since a
@@ -475,6 +706,16 @@ function (opts, anchor, ...clickables) {
         if (run.length) run.push(' ');
         return;
       }
+      // What the ancestors' overflow lets show of it (a fixed element
+      // escapes it, an absolute one escapes that of the ancestors inside
+      // its containing block), and of its descendants.
+      const pos = cs.position;
+      const clip = pos === 'fixed' ? null : pos === 'absolute' ? st.pclip : st.clip;
+      {
+        const cc = clipOf(el, cs, clip);
+        const pc = pos !== 'static' || cs.transform !== 'none' ? cc : st.pclip;
+        if (cc !== st.clip || pc !== st.pclip) st = child(st, { clip: cc, pclip: pc });
+      }
       if (opts.scroll && (el.scrollHeight > el.clientHeight + 20 || el.scrollWidth > el.clientWidth + 20) &&
         el !== doc.documentElement && el !== doc.body) {
         const oy = cs.overflowY, ox = cs.overflowX;
@@ -485,7 +726,7 @@ function (opts, anchor, ...clickables) {
         flush();
         const r = el.getBoundingClientRect();
         const it = {
-          k: 'f', n: addNode(el), b: rectOf(r),
+          k: 'f', n: addNode(el), b: rectOf(r), a: clean(el.getAttribute('title') || el.getAttribute('aria-label') || ''),
           fo: [r.left + el.clientLeft + (parseFloat(cs.paddingLeft) || 0), r.top + el.clientTop + (parseFloat(cs.paddingTop) || 0)],
         };
         if (vh || r.width === 0 || r.height === 0) it.hid = 1;
@@ -510,7 +751,8 @@ function (opts, anchor, ...clickables) {
           const saved = [curFrame, active];
           curFrame = k;
           active = deepActive(cd);
-          const cs0 = { g: st.g, lm: '', sc: { hd: '' }, vh: false };
+          const dc = docClip(cd);
+          const cs0 = { g: st.g, lm: '', sc: { hd: '' }, vh: false, clip: dc, pclip: dc };
           visit(cd.documentElement, cs0);
           flush();
           [curFrame, active] = saved;
@@ -535,22 +777,66 @@ function (opts, anchor, ...clickables) {
       const editHost = el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable);
       const pointer = cs.cursor === 'pointer';
       let kind = '';
-      if (INTERACTIVE.has(role)) {
+      // A label stands for the hidden control it labels (a styled file,
+      // checkbox or radio input).
+      let ctl = null;
+      if (tag === 'label' && !st.ii) {
+        const c = el.control;
+        if (c && hiddenControl(c)) {
+          const cr = roleOf(c, c.localName);
+          if (INTERACTIVE.has(cr)) {
+            ctl = c;
+            stands.set(el, c);
+            role = cr;
+          }
+        }
+      }
+      // A delegating listener (on a list, a table, a toolbar): its small
+      // controls are the elements, not it.
+      let deleg = false;
+      if (!ctl && !st.ii && !INTERACTIVE.has(role) && tag !== 'label' && (clickSet.has(el) || el.hasAttribute('onclick'))) {
+        const leaves = delegatedLeaves(el);
+        for (const l of leaves) dleaf.add(l);
+        deleg = leaves.length > 0;
+      }
+      if (ctl) {
+        kind = 'e';
+      } else if (dleaf.has(el) && !st.ii) {
+        role = 'clickable';
+        kind = 'c';
+      } else if (INTERACTIVE.has(role)) {
         if (!(role === 'option' && st.ni)) kind = 'e';
       } else if (editHost && (role === '' || role === 'generic' || role === 'none')) {
         role = 'textbox';
+        kind = 'e';
+      } else if (tag === 'canvas' && !st.ii && (clickSet.has(el) || el.hasAttribute('onclick') || el.hasAttribute('onmousedown') ||
+        pointer || el.hasAttribute('tabindex') || bigCanvas(el))) {
+        // A canvas a person draws on, plays or clicks in.
+        role = 'canvas';
         kind = 'e';
       } else if (el.hasAttribute('tabindex') && !NO_FOCUS_FALLBACK.has(role)) {
         if (role === '' || role === 'generic' || role === 'none') {
           role = el.hasAttribute('onclick') || clickSet.has(el) || pointer ? 'clickable' : 'focusable';
         }
         kind = 'e';
-      } else if (!st.ii && tag !== 'label' && tag !== 'body' && tag !== 'html' && !NO_FOCUS_FALLBACK.has(role) &&
+      } else if (!deleg && !st.ii && tag !== 'label' && tag !== 'body' && tag !== 'html' && !NO_FOCUS_FALLBACK.has(role) &&
         (clickSet.has(el) || el.hasAttribute('onclick') || (pointer && !st.ptr))) {
         role = 'clickable';
         kind = 'c';
       }
-      if (kind && vh) kind = '';
+      if (kind && (vh || !shown(el, cs, clip))) kind = '';
+      if (!kind && tag === 'img' && role === 'img' && all && !st.ii && !vh) {
+        // An informative image, for reading.
+        const alt = clean(el.getAttribute('alt') || el.getAttribute('title') || '');
+        if (alt && shown(el, cs, clip)) {
+          flush();
+          const it = { k: 'i', n: addNode(el), r: 'img', a: cap(alt, MAXTXT) };
+          ctxOf(it, st);
+          if (opts.vp || opts.bx) it.b = rectOf(el.getBoundingClientRect());
+          items.push(it);
+        }
+      }
+      if (tag === 'img' && el.useMap && !vh && !st.ii) areas(el, st);
       if (cs.contentVisibility === 'hidden') {
         // Its content is skipped (not rendered).
         if (kind) emit(el, tag, role, kind, st, pointer, true);
@@ -636,9 +922,9 @@ function (opts, anchor, ...clickables) {
         const it = { k: 'd', n: addNode(el), r: role };
         const s = states(el, tag, role, active);
         if (s.length) it.s = s;
-        if (all) items.push(it);
+        if (all || s.includes('modal')) items.push(it);
         ctxOf(it, st);
-        if (opts.vp) it.b = rectOf(el.getBoundingClientRect());
+        if (opts.vp || opts.bx) it.b = rectOf(el.getBoundingClientRect());
         const name = nameOf(el, tag, role, '');
         it.a = name;
         walkKids(el, child(ns, { g: 'dialog', lm: name || 'dialog', sc: { hd: '' } }));
@@ -708,15 +994,38 @@ function (opts, anchor, ...clickables) {
       }
       const content = role === 'textbox' || role === 'searchbox' ? '' : joinText(from);
       it.a = cap(nameOf(el, tag, role, content), MAXTXT);
-      const s = states(el, tag, role, active);
-      if (s.length) it.s = s;
-      if (VALUE_ROLES.has(role)) {
-        const v = valueOf(el, tag, role);
-        if (v) it.v = cap(clean(v), MAXTXT);
+      if (!it.a && role === 'canvas' && el.id) it.a = words(el.id, []).join(' ');
+      let icon = false;
+      if (!it.a && ICON_NAMED.has(role)) {
+        it.a = iconName(el);
+        icon = !!it.a;
       }
+      const ctl = stands.get(el);
+      const s = ctl ? states(ctl, ctl.localName, role, active) : states(el, tag, role, active);
+      if (icon) s.push('icon');
+      if (!ctl && kind === 'c' && !s.includes('upload') && el.querySelector('input[type=file]')) s.push('upload');
+      if (s.length) it.s = s;
+      if (tag === 'input' && TYPED.has(el.type)) it.ty = el.type;
+      if (VALUE_ROLES.has(role)) {
+        let v = valueOf(el, tag, role);
+        if (v && tag !== 'input' && tag !== 'textarea') v = role === 'textbox' || role === 'searchbox' ? v.replace(/\n+$/, '') : clean(v);
+        if (v) {
+          if (v.length > MAXVAL) {
+            it.vl = v.length;
+            v = v.slice(0, MAXVAL);
+          }
+          it.v = v;
+        }
+      }
+      const rk = rowKey(el);
+      if (rk) it.rk = rk;
       if (tag === 'select' && role === 'combobox') it.o = Array.from(el.options, (o) => cap(clean(o.label || o.textContent), 80));
       if (role === 'link') it.u = el.href || el.getAttribute('href') || '';
-      if (opts.vp) it.b = rectOf(el.getBoundingClientRect());
+      // A canvas, an image, or a control with nothing inside to aim at
+      // shows its box, for a click at a point.
+      const aim = role === 'canvas' || tag === 'img' || (kind === 'c' && !el.firstElementChild && !clean(el.textContent));
+      if (opts.vp || opts.bx || aim) it.b = rectOf(el.getBoundingClientRect());
+      if (opts.bx || aim) it.sb = 1;
       if (kind === 'c') {
         // A wrapper with no name, or whose content is one element that
         // says the same: that element is the one to act on.
@@ -762,6 +1071,7 @@ function (opts, anchor, ...clickables) {
 
   function initial() {
     const st = { g: '', lm: '', sc: { hd: '' }, vh: false };
+    if (root.nodeType === 9) st.clip = st.pclip = docClip(doc);
     const inh = opts.inh;
     if (inh) {
       st.g = inh.g || '';
@@ -778,12 +1088,13 @@ function (opts, anchor, ...clickables) {
     // Up to opts.refs numbered items, their nodes come now too (saving
     // the pick).
     let numbered = 0;
-    for (const it of items) if (it.k === 'e' || ((it.k === 'h' || it.k === 'd') && all)) numbered++;
+    const modal = (it) => it.k === 'd' && it.s && it.s.includes('modal');
+    for (const it of items) if (it.k === 'e' || ((it.k === 'h' || it.k === 'd') && all) || modal(it)) numbered++;
     const refs = opts.refs && numbered <= opts.refs;
     const sent = new Set();
     items.forEach((it, i) => {
       if (sent.has(it.n)) return;
-      if (it.k === 'f' || it.k === 's' || it.k === 'm' || (refs && (it.k === 'e' || ((it.k === 'h' || it.k === 'd') && all)))) {
+      if (it.k === 'f' || it.k === 's' || it.k === 'm' || (refs && (it.k === 'e' || ((it.k === 'h' || it.k === 'd') && all) || modal(it)))) {
         ni.push(i);
         nodes.push(els[it.n]);
         sent.add(it.n);

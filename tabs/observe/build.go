@@ -15,13 +15,16 @@ import (
 // Caps on the lengths of rendered strings, in runes; longer ones are cut
 // and end with "…".
 const (
-	maxName    = 100
-	maxText    = 200
-	maxValue   = 100
-	maxContext = 32
-	maxURL     = 80
-	maxFrame   = 48
-	maxOption  = 60
+	maxName  = 100
+	maxText  = 200
+	maxValue = 100
+	// maxFieldValue is the longest field value BuildDOM keeps whole, in
+	// characters.
+	maxFieldValue = 2000
+	maxContext    = 32
+	maxURL        = 80
+	maxFrame      = 48
+	maxOption     = 60
 )
 
 // Regions of the page an element can be in (Element.Region), from its

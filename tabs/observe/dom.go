@@ -1,8 +1,10 @@
 package observe
 
 import (
+	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/chromedp/cdproto/cdp"
 )
@@ -43,6 +45,19 @@ type Item struct {
 	// tabs splits a walk into its frames by them.
 	Frame  int `json:"fr,omitempty"`
 	Inline int `json:"fi,omitempty"`
+	// Type is an input's type where it sets the format (date, email,
+	// password…).
+	Type string `json:"ty,omitempty"`
+	// ValueLength is the length of a value longer than the walker sends
+	// (Value is then its start), in UTF-16 code units.
+	ValueLength int `json:"vl,omitempty"`
+	// RowKey is what the element's list item, row or article shows
+	// without the element's own text (tabs/js/rowkey.js).
+	RowKey string `json:"rk,omitempty"`
+	// ShowBox is 1 when the element's box is part of the observation (a
+	// canvas, an image, an image map's area, a control with nothing
+	// inside, or every element with Options.Boxes).
+	ShowBox int `json:"sb,omitempty"`
 }
 
 // The kinds of Item.
@@ -56,6 +71,7 @@ const (
 	KindFrame    = "f"
 	KindHost     = "s"
 	KindMedia    = "m"
+	KindImage    = "i"
 )
 
 // Walk is the walker's output for one document: its URL and title, its
@@ -84,6 +100,9 @@ type DOMFrame struct {
 	// URL and Name describe a child frame; empty for the top frame.
 	URL  string `json:"url,omitempty"`
 	Name string `json:"name,omitempty"`
+	// Title is a child frame's title or accessible name, from its iframe
+	// element (the walker's iframe item gives it when empty).
+	Title string `json:"title,omitempty"`
 	// Parent is the parent frame's id and Owner the backend node id of the
 	// <iframe> element in it (DOM.getFrameOwner). A frame is placed where
 	// the parent's iframe item with that backend node id is; a frame whose
@@ -110,7 +129,7 @@ type DOMInput struct {
 // landmarks, alerts and lists are for reading and have none.
 func needsNumber(role string) bool {
 	switch role {
-	case "text", "list", "alert":
+	case "text", "list", "alert", "img":
 		return false
 	}
 	_, landmark := landmarkLabel(role)
@@ -139,9 +158,35 @@ func BuildDOM(in *DOMInput, num *Numbering, opts Options) *Observation {
 	}
 	d := &domBuilder{in: in, opts: opts, num: num, visited: make([]bool, len(in.Frames))}
 	d.labels = make([]string, len(in.Frames))
+	// A frame is labelled by its iframe's title or accessible name first.
+	type owner struct {
+		frame cdp.FrameID
+		node  cdp.BackendNodeID
+	}
+	titles := map[owner]string{}
+	for _, f := range in.Frames {
+		if f.Walk == nil {
+			continue
+		}
+		for _, it := range f.Walk.Items {
+			if it.Kind == KindFrame && it.Name != "" {
+				if be := f.Backend[it.Node]; be != 0 {
+					titles[owner{f.FrameID, be}] = it.Name
+				}
+			}
+		}
+	}
 	used := map[string]int{}
 	for i := 1; i < len(in.Frames); i++ {
-		d.labels[i] = frameLabel(in.Frames[i].Name, in.Frames[i].URL, used)
+		f := &in.Frames[i]
+		name := f.Title
+		if name == "" {
+			name = titles[owner{f.Parent, f.Owner}]
+		}
+		if name == "" {
+			name = f.Name
+		}
+		d.labels[i] = frameLabel(name, f.URL, used)
 	}
 	d.frame(0, 0, 0, Rect{X: 0, Y: 0, Width: float64(in.Viewport.Width), Height: float64(in.Viewport.Height)})
 	// Frames whose iframe is unknown come last; those whose iframe was
@@ -202,7 +247,7 @@ func (d *domBuilder) frame(fi int, ox, oy float64, clip Rect) {
 			}
 			continue
 		}
-		if !d.opts.IncludeAll && it.Kind != KindElement {
+		if !d.opts.IncludeAll && it.Kind != KindElement && !(it.Kind == KindDialog && slices.Contains(it.States, "modal")) {
 			continue
 		}
 		role := it.Role
@@ -230,11 +275,12 @@ func (d *domBuilder) frame(fi int, ox, oy float64, clip Rect) {
 			el.Name = clean(it.Name, maxName)
 		}
 		if hasValue(role) {
-			el.Value = clean(it.Value, maxValue)
+			el.Value, el.ValueLength = fieldValue(it.Value, it.ValueLength)
 		}
+		el.Type = it.Type
 		if role == "link" {
 			el.href = it.URL
-			if el.Name == "" {
+			if el.Name == "" || slices.Contains(el.States, "icon") {
 				el.URL = linkURL(it.URL, d.in.URL)
 			}
 		}
@@ -242,11 +288,17 @@ func (d *domBuilder) frame(fi int, ox, oy float64, clip Rect) {
 			b := Rect{X: it.Box[0] + ox, Y: it.Box[1] + oy, Width: it.Box[2], Height: it.Box[3]}
 			// Outside its frame's viewport it is not on the screen.
 			el.box, el.hasBox = intersect(b, view), true
+			if it.ShowBox != 0 || d.opts.Boxes {
+				// The whole box, where it is: a part outside the viewport
+				// is reached by scrolling.
+				el.Bounds = &Rect{X: b.X, Y: b.Y, Width: b.Width, Height: b.Height}
+			}
 		}
 		if needsNumber(role) && it.Kind != KindText {
 			if be, ok := f.Backend[it.Node]; ok && be != 0 {
-				el.Ref = Ref{FrameID: f.FrameID, BackendNodeID: be, Session: f.Session}
+				el.Ref = Ref{FrameID: f.FrameID, BackendNodeID: be, Session: f.Session, Row: it.RowKey}
 				el.ID = d.num.ID(el.Ref)
+				d.num.Show(el.ID, el.Name)
 			}
 		}
 		lm := it.Landmark
@@ -255,7 +307,32 @@ func (d *domBuilder) frame(fi int, ox, oy float64, clip Rect) {
 	}
 }
 
-// frameLabel is the label of a child frame: its name, else its short URL.
+// fieldValue returns a field's value as the field holds it (white space
+// kept), cut to maxFieldValue characters with "…", and the length of the
+// whole value when it was cut (0 otherwise).
+func fieldValue(v string, sent int) (string, int) {
+	n := utf8.RuneCountInString(v)
+	if n <= maxFieldValue && sent == 0 {
+		return v, 0
+	}
+	if sent == 0 {
+		sent = n
+	}
+	if n > maxFieldValue {
+		i := 0
+		for k := range v {
+			if i == maxFieldValue {
+				v = v[:k]
+				break
+			}
+			i++
+		}
+	}
+	return v + "…", sent
+}
+
+// frameLabel is the label of a child frame: its title or name, else its
+// short URL.
 // Frames are told apart by their labels, so a label already in use gets
 // " #2", " #3"… in the order the frames come.
 func frameLabel(name, url string, used map[string]int) string {
@@ -336,7 +413,7 @@ func filterElements(els []Element, opts Options, vp Size) []Element {
 // isMarker reports whether role is rendered as a marker of structure
 // (a landmark, an alert or a list) rather than as an element.
 func isMarker(role string) bool {
-	return role != "text" && !needsNumber(role)
+	return role != "text" && role != "img" && !needsNumber(role)
 }
 
 // Want names an element of a DOM observation whose backend node id the tab

@@ -197,8 +197,9 @@ func TestBuildDOMStructure(t *testing.T) {
 	if got := all.Text(); got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
+	// The default keeps the elements, and a modal dialog, named.
 	def := BuildDOM(in, nil, Options{})
-	if len(def.Elements) != 3 {
+	if len(def.Elements) != 4 || def.Elements[3].Role != "dialog" || def.Elements[3].Name != "Cookies" {
 		t.Errorf("default:\n%s", def.Text())
 	}
 	// ViewportOnly drops the text below the fold, and the markers left

@@ -16,6 +16,8 @@ type Numbering struct {
 	// refs[i] is the Ref of number base+1+i.
 	refs []Ref
 	base int
+	// shown is the name each number showed last (Show).
+	shown map[int]string
 }
 
 // NewNumbering returns an empty Numbering whose first number is 1.
@@ -47,6 +49,18 @@ func (n *Numbering) Lookup(id int) (Ref, bool) {
 	return n.refs[i], true
 }
 
+// Show records the name element id shows in the observation being built.
+func (n *Numbering) Show(id int, name string) {
+	if n.shown == nil {
+		n.shown = make(map[int]string)
+	}
+	n.shown[id] = name
+}
+
+// Shown returns the name element id showed in the last observation that
+// numbered it.
+func (n *Numbering) Shown(id int) string { return n.shown[id] }
+
 // Reset forgets every number, as after a top-level navigation: Lookup of an
 // old number fails from now on, and new numbers continue after the highest
 // one ever assigned.
@@ -54,6 +68,7 @@ func (n *Numbering) Reset() {
 	n.base += len(n.refs)
 	n.refs = nil
 	clear(n.ids)
+	clear(n.shown)
 }
 
 // Len returns how many numbers resolve (those assigned since the last Reset).

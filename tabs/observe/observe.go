@@ -31,15 +31,34 @@ type Ref struct {
 	// Session is the CDP session id of an out-of-process iframe's target,
 	// empty for nodes of the top target.
 	Session string `json:"session,omitempty"`
+	// Row is what the element's list item, row or article showed when it
+	// was numbered, without the element's own text (tabs/js/rowkey.js):
+	// a node that a virtualised list recycled for another item is another
+	// element, with another number.
+	Row string `json:"-"`
 }
 
 // Element is one numbered element of an observation.
 type Element struct {
-	ID     int      `json:"id"`
-	Role   string   `json:"role"`
-	Name   string   `json:"name"`
-	Value  string   `json:"value,omitempty"`
+	ID   int    `json:"id"`
+	Role string `json:"role"`
+	Name string `json:"name"`
+	// Value is a field's value as the field holds it (white space kept),
+	// up to 2000 characters; a longer one ends with "…" and ValueLength
+	// gives its whole length (tab.value reads it all).
+	Value       string `json:"value,omitempty"`
+	ValueLength int    `json:"valueLength,omitempty"`
+	// Type is an input's type where it sets the format: date, time,
+	// datetime-local, month, week, number, range, color, email, password,
+	// tel or url.
+	Type   string   `json:"type,omitempty"`
 	States []string `json:"states,omitempty"`
+	// Bounds is the element's border box in top-viewport CSS pixels (x, y,
+	// width, height; y can be beyond the viewport: scrolling brings it in)
+	// for a canvas, an image, an image map's area or a control with
+	// nothing inside, for a click at a point; for every element with
+	// Options.Boxes.
+	Bounds *Rect `json:"box,omitempty"`
 	// Level is a heading's level (includeAll only).
 	Level int `json:"level,omitempty"`
 	// Count is the number of items of a list (includeAll only).
@@ -164,7 +183,10 @@ type Frame struct {
 
 // Rect is a box in CSS pixels relative to the top viewport.
 type Rect struct {
-	X, Y, Width, Height float64
+	X      float64 `json:"x"`
+	Y      float64 `json:"y"`
+	Width  float64 `json:"width"`
+	Height float64 `json:"height"`
 }
 
 // Input is everything Build needs, gathered over CDP by package tabs.
@@ -190,6 +212,8 @@ type Options struct {
 	// Query keeps only elements whose name or value contains it,
 	// case-insensitively.
 	Query string
+	// Boxes gives every element its Box (BuildDOM).
+	Boxes bool
 	// MaxTokens is the budget for the text rendering, counted as bytes/4;
 	// 0 means 6000 (DefaultMaxTokens). Build ignores it: the caller cuts
 	// Build's full observation with Trim(o, MaxTokens) and keeps the full

@@ -1,6 +1,8 @@
 package observe
 
 import (
+	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -265,6 +267,13 @@ func writeLine(b *strings.Builder, el *Element, frame int, extra []int, noContex
 		writeFrame(b, frame)
 		return
 	}
+	if el.Role == "img" && el.ID == 0 {
+		b.WriteString("img ")
+		writeQuoted(b, el.Name)
+		writeBox(b, el.Bounds)
+		writeFrame(b, frame)
+		return
+	}
 	if isMarker(el.Role) {
 		b.WriteByte('[')
 		switch el.Role {
@@ -320,11 +329,19 @@ func writeLine(b *strings.Builder, el *Element, frame int, extra []int, noContex
 	if el.Value != "" {
 		b.WriteString(": ")
 		writeQuoted(b, el.Value)
+		if el.ValueLength > 0 {
+			fmt.Fprintf(b, " (cut: %d characters; tab.value(%d) reads all)", el.ValueLength, el.ID)
+		}
 	}
 	for _, s := range el.States {
 		b.WriteByte(' ')
 		b.WriteString(s)
 	}
+	if el.Type != "" {
+		b.WriteString(" type=")
+		b.WriteString(el.Type)
+	}
+	writeBox(b, el.Bounds)
 	if el.URL != "" {
 		b.WriteString(" url=")
 		b.WriteString(el.URL)
@@ -346,6 +363,14 @@ func writeLine(b *strings.Builder, el *Element, frame int, extra []int, noContex
 		}
 		b.WriteString(el.Was)
 	}
+}
+
+// writeBox writes " box=X,Y,WxH" (CSS pixels) for an element with a Box.
+func writeBox(b *strings.Builder, r *Rect) {
+	if r == nil {
+		return
+	}
+	fmt.Fprintf(b, " box=%d,%d,%dx%d", int(math.Round(r.X)), int(math.Round(r.Y)), int(math.Round(r.Width)), int(math.Round(r.Height)))
 }
 
 func writeFrame(b *strings.Builder, frame int) {

@@ -89,6 +89,7 @@ func (s *Script) setup(vm *goja.Runtime) error {
 			o.Query = strField(obj, "query")
 			o.Scroll = boolField(obj, "scroll")
 			o.Since = strField(obj, "since")
+			o.Boxes = boolField(obj, "boxes")
 		}
 		return s.async(func(ctx context.Context) (any, error) {
 			obs, err := t.Observe(ctx, o)
