@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 	"github.com/dop251/goja/ast"
 	"github.com/dop251/goja/parser"
@@ -460,22 +461,70 @@ func (t *Tab) Press(ctx context.Context, key string, tg *Target) (*ActionResult,
 }
 
 // Scroll scrolls by (dx, dy) CSS pixels with a mouse wheel event at the
-// centre of the viewport (Input.dispatchMouseEvent mouseWheel), and returns
-// the new scroll position of the document.
-func (t *Tab) Scroll(ctx context.Context, dx, dy float64) (map[string]float64, error) {
+// centre of the viewport (Input.dispatchMouseEvent mouseWheel), as a
+// person's wheel would: the scroll container under the pointer moves, or
+// the page. It says which one moved and where it stands now
+// (ScrollResult.Container and Position; Container is "" and Note says so
+// when nothing moved, as at the end of the page).
+func (t *Tab) Scroll(ctx context.Context, dx, dy float64) (*ScrollResult, error) {
 	if err := t.dialogBlock(); err != nil {
 		return nil, err
 	}
 	vp := t.Viewport()
+	cx, cy := float64(vp.Width)/2, float64(vp.Height)/2
+	var snap runtime.EvaluateResult
 	err := t.blocking(ctx, func(ctx context.Context) error {
-		return t.wheel(ctx, float64(vp.Width)/2, float64(vp.Height)/2, dx, dy)
+		var err error
+		snap, err = cdp.Call(ctx, t.target, runtime.Evaluate, runtime.EvaluateParams{
+			Expression: fmt.Sprintf("(%s).call(document.elementFromPoint(%g, %g), null)", scrolledJS, cx, cy)})
+		return err
 	})
+	if err != nil {
+		return nil, evalErr(err)
+	}
+	err = t.blocking(ctx, func(ctx context.Context) error { return t.wheel(ctx, cx, cy, dx, dy) })
 	if err != nil {
 		return nil, cdpErr("scroll", err)
 	}
-	var pos map[string]float64
-	err = t.evalJSON(ctx, `new Promise(r => { const f = () => r({x: scrollX, y: scrollY}); requestAnimationFrame(() => requestAnimationFrame(f)); setTimeout(f, 250); })`, &pos)
-	return pos, err
+	if snap.Result == nil || snap.Result.ObjectID == "" {
+		return nil, Errorf(CodeScriptError, "scroll: the page's scroll positions could not be read")
+	}
+	return t.scrolled(ctx, t.target, snap.Result.ObjectID)
+}
+
+// scrolled reads, a frame after a wheel, which of the scroll containers
+// of snapshot snap (js/scrolled.js) moved, and releases the snapshot.
+func (t *Tab) scrolled(ctx context.Context, sess *chromedp.Target, snap runtime.RemoteObjectID) (*ScrollResult, error) {
+	defer func() {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+		defer cancel()
+		_, _ = cdp.Call(rctx, sess, runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: snap})
+	}()
+	fn := "async function(s) { await new Promise(r => { requestAnimationFrame(() => requestAnimationFrame(r)); setTimeout(r, 250); });\nreturn (" + scrolledJS + ").call(null, s); }"
+	var res runtime.CallFunctionOnResult
+	err := t.blocking(ctx, func(ctx context.Context) error {
+		var err error
+		res, err = cdp.Call(ctx, sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+			FunctionDeclaration: fn, ObjectID: snap, Arguments: []*runtime.CallArgument{{ObjectID: snap}},
+			ReturnByValue: new(true), AwaitPromise: new(true)})
+		return err
+	})
+	if err != nil {
+		return nil, evalErr(err)
+	}
+	if res.ExceptionDetails != nil {
+		return nil, Errorf(CodeScriptError, "scroll: %s", exceptionText(res.ExceptionDetails))
+	}
+	var r ScrollResult
+	if res.Result != nil {
+		if err := json.Unmarshal(res.Result.Value, &r); err != nil {
+			return nil, fmt.Errorf("scroll: decode result: %w", err)
+		}
+	}
+	if r.Container == "" {
+		r.Note = "nothing scrolled: the page and the container under the pointer are at their end in that direction (the page is " + r.Position + ")"
+	}
+	return &r, nil
 }
 
 // WaitFor waits until the target exists and is visible, for the whole of
@@ -608,4 +657,22 @@ func asError(err error, target **Error) bool {
 		*target = e
 	}
 	return ok
+}
+
+// Value returns the whole current text of a field: an input's or a
+// textarea's value, a contenteditable element's innerText, or that of the
+// first field inside a label or wrapper (js/value.js, with
+// Runtime.callFunctionOn). tab.observe shows a value cut at 2000
+// characters; this reads all of it. It waits up to wait for a selector to
+// match. Errors: element_not_found, stale_element.
+func (t *Tab) Value(ctx context.Context, tg Target, wait time.Duration) (string, error) {
+	el, err := t.find(ctx, tg, wait)
+	if err != nil {
+		return "", err
+	}
+	v, err := t.fieldValue(ctx, el)
+	if err != nil {
+		return "", cdpErr("read the value of "+el.desc, err)
+	}
+	return v, nil
 }

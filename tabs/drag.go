@@ -8,6 +8,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
 
@@ -171,10 +172,17 @@ func (t *Tab) ScrollIntoView(ctx context.Context, tg Target) (*ActionResult, err
 type ScrollResult struct {
 	X float64 `json:"x"`
 	Y float64 `json:"y"`
-	// Target is the element scrolled over, when one was given; X and Y are
-	// then the scroll offsets of its nearest scrollable container (itself
-	// included), or of the document when it has none.
+	// Target is the element scrolled over, when one was given. X and Y
+	// are the scroll offsets of the container that moved (of the page
+	// when none did).
 	Target string `json:"target,omitempty"`
+	// Container is the scroll container that moved: "page", or the
+	// element (tag#id.class); "" when nothing moved. Position is where it
+	// stands now: "40%/1200px below" (the share scrolled, and the CSS
+	// pixels left), or "… right" for one that scrolls sideways.
+	Container string `json:"container,omitempty"`
+	Position  string `json:"position,omitempty"`
+	Note      string `json:"note,omitempty"`
 }
 
 // ScrollAt scrolls by (dx, dy) CSS pixels with a mouse wheel over the
@@ -187,6 +195,19 @@ func (t *Tab) ScrollAt(ctx context.Context, tg Target, dx, dy float64) (*ScrollR
 	if err != nil {
 		return nil, err
 	}
+	var snap runtime.CallFunctionOnResult
+	err = t.blocking(ctx, func(ctx context.Context) error {
+		var err error
+		snap, err = cdp.Call(ctx, t.sessionOf(el), runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+			FunctionDeclaration: scrolledJS, ObjectID: el.obj, Arguments: []*runtime.CallArgument{{Value: []byte("null")}}})
+		return err
+	})
+	if err != nil {
+		return nil, evalErr(err)
+	}
+	if snap.Result == nil || snap.Result.ObjectID == "" {
+		return nil, Errorf(CodeScriptError, "scroll: the page's scroll positions could not be read")
+	}
 	err = t.blocking(ctx, func(ctx context.Context) error { return t.wheel(ctx, x, y, dx, dy) })
 	var dpe *dialogPendingError
 	if asDialog(err, &dpe) {
@@ -195,19 +216,12 @@ func (t *Tab) ScrollAt(ctx context.Context, tg Target, dx, dy float64) (*ScrollR
 	if err != nil {
 		return nil, cdpErr("scroll", err)
 	}
-	var pos ScrollResult
-	const read = `async function(){
- await new Promise(r => { requestAnimationFrame(() => requestAnimationFrame(r)); setTimeout(r, 250); });
- for (let e = this.nodeType === 1 ? this : this.parentElement; e && e !== document.documentElement && e !== document.body; e = e.parentElement || (e.getRootNode().host)) {
-   const s = getComputedStyle(e);
-   if ((e.scrollHeight > e.clientHeight && /(auto|scroll)/.test(s.overflowY)) || (e.scrollWidth > e.clientWidth && /(auto|scroll)/.test(s.overflowX))) return {x: e.scrollLeft, y: e.scrollTop};
- }
- return {x: scrollX, y: scrollY}; }`
-	if err := t.callOn(ctx, el, read, &pos); err != nil {
+	pos, err := t.scrolled(ctx, t.sessionOf(el), snap.Result.ObjectID)
+	if err != nil {
 		return nil, err
 	}
 	pos.Target = el.desc
-	return &pos, nil
+	return pos, nil
 }
 
 // ClickAtResult reports a click at a point.

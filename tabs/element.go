@@ -27,6 +27,8 @@ var (
 	editableJS string
 	//go:embed js/value.js
 	valueJS string
+	//go:embed js/scrolled.js
+	scrolledJS string
 )
 
 // Target names an element: an element number from the latest observation

@@ -1,7 +1,11 @@
 package tabs_test
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -53,6 +57,20 @@ func TestObserveWhatAPersonActsOn(t *testing.T) {
 		len(notes.Value) != 1333 || notes.ValueLength != 0 || !has(notes, "multiline") {
 		t.Errorf("Notes: %d chars %q…, length %d, states %v", len(notes.Value), notes.Value[:min(40, len(notes.Value))], notes.ValueLength, notes.States)
 	}
+	// A longer value is cut, with its length, and tab.value reads it all.
+	log := obsOne(t, o, "textbox", "Log")
+	if log.ValueLength != 5000 || log.Value != strings.Repeat("y", 2000)+"…" ||
+		!strings.Contains(o.Text(), fmt.Sprintf("(cut: 5000 characters; tab.value(%d) reads all)", log.ID)) {
+		t.Errorf("Log: %d chars, length %d", len(log.Value), log.ValueLength)
+	}
+	var whole string
+	if err := obsDo(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
+		var err error
+		whole, err = tb.Value(ctx, tabs.Target{ID: log.ID}, 0)
+		return err
+	}); err != nil || whole != strings.Repeat("y", 5000) {
+		t.Errorf("Value: %d chars, %v", len(whole), err)
+	}
 	if v := obsOne(t, o, "textbox", "Name").Value; v != "  two  spaces  " {
 		t.Errorf("Name value %q", v)
 	}
@@ -94,5 +112,128 @@ func TestObserveWhatAPersonActsOn(t *testing.T) {
 	all := obsObserve(t, tab, tabs.ObserveOptions{IncludeAll: true})
 	if len(obsFind(all, "img", "Blue mug")) != 1 || !strings.Contains(all.Text(), `img "Blue mug"`) {
 		t.Errorf("no img \"Blue mug\" in:\n%s", all.Text())
+	}
+}
+
+// openRow returns the "Open" button of recycled.html's row "item n".
+func openRow(t *testing.T, o *observe.Observation, n int) observe.Element {
+	t.Helper()
+	for _, el := range o.Elements {
+		if el.Role == "button" && el.Name == "Open" && el.Context == "item "+strconv.Itoa(n) {
+			return el
+		}
+	}
+	t.Fatalf("no Open button of item %d in:\n%s", n, o.Text())
+	return observe.Element{}
+}
+
+// TestRecycledRowIsStale checks that a number never hits the item a
+// virtualised list moved into its node, and that a label of its own that
+// changed is no reason to refuse.
+func TestRecycledRowIsStale(t *testing.T) {
+	t.Parallel()
+	s := obsServer(t)
+	tab := obsOpen(t, s.URL+"/o/recycled.html")
+	o := obsObserve(t, tab, tabs.ObserveOptions{})
+	row3 := openRow(t, o, 3)
+	var ok bool
+	obsEval(t, tab, `new Promise((res) => { const l = document.getElementById('list');
+		l.addEventListener('scroll', () => requestAnimationFrame(() => res(true)), {once: true}); l.scrollTop = 770 * 20; })`, &ok)
+	_, err := obsClick(t, tab, row3.ID)
+	var te *tabs.Error
+	if !errors.As(err, &te) || te.Code != tabs.CodeStaleElement || !strings.Contains(te.Msg, `"item 3"`) || !strings.Contains(te.Msg, `"item 77`) {
+		t.Fatalf("click on a recycled row: %v, want stale_element naming item 3 and what it shows now", err)
+	}
+	var title string
+	obsEval(t, tab, "document.title", &title)
+	if title != "Virtual" {
+		t.Errorf("the recycled row was clicked: title %q", title)
+	}
+
+	follow := obsOne(t, o, "button", "Follow")
+	if _, err := obsClick(t, tab, follow.ID); err != nil {
+		t.Fatal(err)
+	}
+	res, err := obsClick(t, tab, follow.ID)
+	if err != nil || !strings.Contains(res.Target, `was "Follow", now "Following"`) {
+		t.Fatalf("second click on Follow: %+v, %v; want it done, saying was Follow, now Following", res, err)
+	}
+}
+
+// TestObserveScrollCollectsRecycledRows checks observe({scroll: true}) on a
+// list of 1,000 rows that renders 24 nodes at a time.
+func TestObserveScrollCollectsRecycledRows(t *testing.T) {
+	t.Parallel()
+	s := obsServer(t)
+	tab := obsOpen(t, s.URL+"/o/recycled.html")
+	o := obsObserve(t, tab, tabs.ObserveOptions{Scroll: true, MaxTokens: 100000})
+	rows := 0
+	ids := map[int]bool{}
+	for _, el := range o.Elements {
+		if el.Role == "button" && el.Name == "Open" {
+			rows++
+			ids[el.ID] = true
+		}
+	}
+	if rows != 1000 || len(ids) != 1000 || o.Scrolled == nil || o.Scrolled.Found < 970 || o.Scrolled.Complete != 1 {
+		t.Fatalf("%d rows, %d numbers, report %+v", rows, len(ids), o.Scrolled)
+	}
+	// In order, top to bottom; the ones scrolled past are offscreen.
+	if r := openRow(t, o, 999); !slices.Contains(r.States, "offscreen") || o.Elements[len(o.Elements)-1].ID != r.ID {
+		t.Errorf("last row %+v, last element %+v", r, o.Elements[len(o.Elements)-1])
+	}
+	if r := openRow(t, o, 2); slices.Contains(r.States, "offscreen") {
+		t.Errorf("row 2 is on screen: %+v", r)
+	}
+	// A row scrolled past: its node shows another item now.
+	if _, err := obsClick(t, tab, openRow(t, o, 500).ID); !errors.Is(err, tabs.ErrStale) {
+		t.Errorf("click on row 500: %v, want stale", err)
+	}
+	if _, err := obsClick(t, tab, openRow(t, o, 2).ID); err != nil {
+		t.Fatal(err)
+	}
+	var title string
+	obsEval(t, tab, "document.title", &title)
+	if title != "opened item 2" {
+		t.Errorf("title %q", title)
+	}
+}
+
+// TestScrollSaysWhatMoved checks the scrollable markers of an observation
+// and the report of a scroll: which container moved, and where it stands.
+func TestScrollSaysWhatMoved(t *testing.T) {
+	t.Parallel()
+	s := obsServer(t)
+	tab := obsOpen(t, s.URL+"/o/recycled.html")
+	o := obsObserve(t, tab, tabs.ObserveOptions{})
+	list := obsOne(t, o, "scrollable", "list")
+	if list.ScrollPosition != "0%/19560px below" || !strings.Contains(o.Text(), `scrollable "list" 0%/19560px below`) {
+		t.Errorf("list marker %q in:\n%.400s", list.ScrollPosition, o.Text())
+	}
+	var res *tabs.ScrollResult
+	if err := obsDo(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
+		var err error
+		res, err = tb.Scroll(ctx, 0, 400)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if res.Container != "div#list" || res.Y != 400 || res.Position != "2%/19160px below" {
+		t.Errorf("scroll over the list: %+v", res)
+	}
+	if err := obsDo(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
+		var err error
+		res, err = tb.ScrollAt(ctx, tabs.Target{ID: obsOne(t, o, "button", "Follow").ID}, 0, 400)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if res.Container != "" || !strings.Contains(res.Note, "nothing scrolled") {
+		t.Errorf("scroll over a page that does not scroll: %+v", res)
+	}
+	// The page itself, in the observation's first line.
+	tall := obsOpen(t, s.URL+"/gen/400")
+	if p := obsObserve(t, tall, tabs.ObserveOptions{}).PageScroll(); !strings.HasPrefix(p, "0%/") || !strings.HasSuffix(p, "px below") {
+		t.Errorf("page scroll %q", p)
 	}
 }

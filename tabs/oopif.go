@@ -3,6 +3,7 @@ package tabs
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -175,6 +176,9 @@ func (t *Tab) resolveNumber(ctx context.Context, id int) (*element, error) {
 	if sess != t.target {
 		el.sess = sess
 	}
+	if err := t.checkShown(ctx, el, ref); err != nil {
+		return nil, err
+	}
 	t.ob.mu.Lock()
 	t.ob.lastActed = ref
 	t.ob.mu.Unlock()
@@ -306,4 +310,44 @@ func (t *Tab) dropFrames(live map[target.ID]bool) {
 			go o.cancel()
 		}
 	}
+}
+
+// shownJS returns what an element's item shows and its own label (the
+// keys of js/rowkey.js), in the element's main world.
+var shownJS = "function() {\n" + rowKeyJS + "\nreturn [rowKey(this), labelKey(this)];\n}"
+
+// checkShown compares what the node behind element el shows with what it
+// showed when it was numbered: a node that now shows another list item or
+// row (a virtualised list recycled it) is stale_element, saying what it
+// shows; a changed label of its own (Follow, then Following) goes ahead,
+// and el's description says "was X, now Y".
+func (t *Tab) checkShown(ctx context.Context, el *element, ref observe.Ref) error {
+	t.mu.Lock()
+	name, key := t.num.Shown(el.number)
+	t.mu.Unlock()
+	if ref.Row == "" && key == "" {
+		return nil
+	}
+	var now [2]string
+	if err := t.callOn(ctx, el, shownJS, &now); err != nil {
+		return err
+	}
+	if now[0] != ref.Row {
+		shows := now[0]
+		if shows == "" {
+			shows = now[1]
+		}
+		shows = strings.TrimPrefix(shows, "=")
+		return &Error{Code: CodeStaleElement, Err: ErrStale, Msg: fmt.Sprintf(
+			"element %d showed %q, and its node now shows %q (the list reused it for another item); observe again",
+			el.number, trim(strings.TrimPrefix(ref.Row, "="), 60), trim(shows, 60))}
+	}
+	if now[1] != key {
+		was := name
+		if was == "" {
+			was = key
+		}
+		el.desc = fmt.Sprintf("element %d (was %q, now %q)", el.number, trim(was, 60), trim(now[1], 60))
+	}
+	return nil
 }

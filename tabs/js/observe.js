@@ -54,8 +54,10 @@
 // every scroll container (the page included) through its content, walking
 // again after each step (a container: its subtree) to collect what
 // virtualised and infinite lists render only while visible, then restores
-// the scroll positions (the result is then a Promise); items whose node is
-// gone at the end get the state "offscreen".
+// the scroll positions (the result is then a Promise); every item a node
+// showed is kept (a virtualised list reuses its nodes for other items), and
+// those whose node is gone at the end, or shows another item, get the
+// state "offscreen".
 function (opts, anchor, ...clickables) {
   opts = opts || {};
   const started = performance.now();
@@ -519,6 +521,21 @@ function (opts, anchor, ...clickables) {
     return true;
   }
 
+  // scrollPos returns where a scroll container stands ("0%/2931px below",
+  // "40%/300px right"), or "" when el is none (or too small to matter).
+  function scrollPos(el, cs) {
+    const oy = cs.overflowY, ox = cs.overflowX;
+    const v = /auto|scroll|overlay/.test(oy) && el.scrollHeight > el.clientHeight + 20;
+    const h = !v && /auto|scroll|overlay/.test(ox) && el.scrollWidth > el.clientWidth + 20;
+    if (!v && !h) return '';
+    if (el.clientWidth < 40 || el.clientHeight < 40) return '';
+    return v ? where(el.scrollTop, el.scrollHeight - el.clientHeight, 'below') : where(el.scrollLeft, el.scrollWidth - el.clientWidth, 'right');
+  }
+  function where(at, range, dir) {
+    const pct = range > 0 ? Math.round((100 * Math.max(0, at)) / range) : 0;
+    return pct + '%/' + Math.max(0, Math.round(range - at)) + 'px ' + dir;
+  }
+
   // bigCanvas reports whether a canvas covers a quarter of the viewport
   // or more (the surface of an app, not a decoration).
   function bigCanvas(el) {
@@ -864,6 +881,18 @@ function (opts, anchor, ...clickables) {
         emit(el, tag, role, kind, st, pointer);
         return;
       }
+      if (!st.ii && !vh && el !== doc.documentElement && el !== doc.body) {
+        const sp = scrollPos(el, cs);
+        if (sp) {
+          // A scroll container, with where it stands.
+          flush();
+          const it = { k: 'e', n: addNode(el), r: 'scrollable', a: nameOf(el, tag, 'scrollable', '') || cap(words(el.id || el.getAttribute('class') || '', []).slice(0, 3).join(' '), 40), sp };
+          ctxOf(it, st);
+          if (opts.vp || opts.bx) it.b = rectOf(el.getBoundingClientRect());
+          if (opts.bx) it.sb = 1;
+          items.push(it);
+        }
+      }
       let ns = st;
       if (pointer !== !!st.ptr) ns = child(ns, { ptr: pointer });
       if (CONTAINERS.has(role)) {
@@ -1019,6 +1048,8 @@ function (opts, anchor, ...clickables) {
       }
       const rk = rowKey(el);
       if (rk) it.rk = rk;
+      const lk = labelKey(el);
+      if (lk) it.lk = lk;
       if (tag === 'select' && role === 'combobox') it.o = Array.from(el.options, (o) => cap(clean(o.label || o.textContent), 80));
       if (role === 'link') it.u = el.href || el.getAttribute('href') || '';
       // A canvas, an image, or a control with nothing inside to aim at
@@ -1130,16 +1161,29 @@ function (opts, anchor, ...clickables) {
     const maxSteps = o.steps || 200;
     const first = walkOnce(root, initial());
     const key = (it) => (it.n === undefined ? null : els[it.n]);
-    // A linked list of the merged items, and the entry of each node.
+    // What a node shows: a virtualised list reuses its nodes for other
+    // items, and each item it showed is an entry of its own.
+    const shows = (it) => it.k + '\u0001' + (it.rk !== undefined ? it.rk : it.k === 't' ? it.a : '');
+    // A linked list of the merged items, and the entries of each node, by
+    // what it showed.
     const head = { next: null };
     const entry = new Map();
+    const entryOf = (k, it) => {
+      const m = entry.get(k);
+      return m && m.get(shows(it));
+    };
+    const setEntry = (k, it, e) => {
+      let m = entry.get(k);
+      if (!m) entry.set(k, (m = new Map()));
+      m.set(shows(it), e);
+    };
     let tail = head;
     for (const it of first.items) {
       const e = { it, next: null };
       tail.next = e;
       tail = e;
       const k = key(it);
-      if (k) entry.set(k, e);
+      if (k) setEntry(k, it, e);
     }
     const report = { containers: 0, complete: 0, steps: 0, found: 0, timedOut: false };
     const merge = (items) => {
@@ -1147,7 +1191,7 @@ function (opts, anchor, ...clickables) {
       for (const it of items) {
         const k = key(it);
         if (!k) continue;
-        const e = entry.get(k);
+        const e = entryOf(k, it);
         if (e) {
           e.it = it;
           cur = e;
@@ -1156,7 +1200,7 @@ function (opts, anchor, ...clickables) {
         const ne = { it, next: cur.next };
         cur.next = ne;
         cur = ne;
-        entry.set(k, ne);
+        setEntry(k, it, ne);
         if (it.k === 'e') report.found++;
       }
     };
@@ -1177,6 +1221,26 @@ function (opts, anchor, ...clickables) {
       setTimeout(fin, 120);
     });
     const sleep = (ms) => new Promise((res) => setTimeout(res, ms));
+    // byTop orders the items of a walk by where they show, top to bottom
+    // (stable: an item without a node stays after the one before it).
+    const byTop = (items) => {
+      let top = -Infinity;
+      const d = items.map((it, i) => {
+        const k = key(it);
+        if (k) {
+          let r = null;
+          if (k.nodeType === 3) {
+            const rg = k.ownerDocument.createRange();
+            rg.selectNodeContents(k);
+            r = rg.getBoundingClientRect();
+          } else if (k.getBoundingClientRect) r = k.getBoundingClientRect();
+          if (r && (r.width || r.height)) top = Math.round(r.top);
+        }
+        return [top, i, it];
+      });
+      d.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+      return d.map((x) => x[2]);
+    };
     // scrollEvent listens, from now, for the next scroll event at target;
     // calling what it returns waits for it, at most ms.
     const scrollEvent = (target) => {
@@ -1227,32 +1291,49 @@ function (opts, anchor, ...clickables) {
         }
         steps++;
         report.steps++;
-        // The page: walk it all; a container: its subtree only.
-        merge(walkOnce(sc === page ? root : sc, sc === page ? initial() : stateOf(sc)).items);
+        // The page: walk it all; a container: its subtree only, in the
+        // order its items show (a list that reuses its nodes moves them
+        // about).
+        merge(sc === page ? walkOnce(root, initial()).items : byTop(walkOnce(sc, stateOf(sc)).items));
       }
       if (complete) report.complete++;
     }
+    // Back where they were, and rendered there: the list re-renders in
+    // its scroll listener.
+    const back = [];
     for (let i = saved.length - 1; i >= 0; i--) {
       const [el, x, y] = saved[i];
+      if (el.scrollLeft === x && el.scrollTop === y) continue;
+      const scrolled = scrollEvent(el === page ? doc : el);
       el.scrollLeft = x;
       el.scrollTop = y;
+      back.push(scrolled(1500));
     }
+    await Promise.all(back);
     await settle();
     const last = walkOnce(root, initial());
     merge(last.items);
+    // An entry is past when its node is gone, or shows another item now.
+    const lastItems = new Set(last.items);
+    const lastNodes = new Set();
+    for (const it of last.items) {
+      const k = key(it);
+      if (k) lastNodes.add(k);
+    }
+    const past = (e, k) => !k.isConnected || (!lastItems.has(e.it) && lastNodes.has(k));
     // A list that makes its rows again when they come back into view has
     // the same element twice: the rendered one stays.
-    const sig = (it) => [it.k, it.r, it.a, it.v || '', it.ct || ''].join('\u0001');
+    const sig = (it) => [it.k, it.r, it.a, it.v || '', it.ct || '', it.rk || ''].join('\u0001');
     const live = new Map();
     for (let e = head.next; e; e = e.next) {
       const k = key(e.it);
-      if (k && k.isConnected) live.set(sig(e.it), (live.get(sig(e.it)) || 0) + 1);
+      if (k && !past(e, k)) live.set(sig(e.it), (live.get(sig(e.it)) || 0) + 1);
     }
     const items = [];
     for (let e = head.next; e; e = e.next) {
       const it = e.it;
       const k = key(it);
-      if (k && !k.isConnected) {
+      if (k && past(e, k)) {
         const n = live.get(sig(it));
         if (n) {
           live.set(sig(it), n - 1);

@@ -1,3 +1,10 @@
+// labelKey is an element's own label as a key: its aria-label or its
+// text, white space collapsed, 80 characters at most. An action by number
+// that finds it changed says "was X, now Y".
+function labelKey(el) {
+  return (el.getAttribute('aria-label') || el.textContent || '').replace(/\s+/g, ' ').trim().slice(0, 80);
+}
+
 // rowkey.js: what an element's list item, row or article shows, without
 // the element's own text (DESIGN.md section 4, "numbers never silently hit
 // something else"). The walker (observe.js) keys each number by it, and an
@@ -5,18 +12,18 @@
 // this = the element): a different key means a virtualised list recycled
 // the node for another item. It is "" for an element in no repeated item,
 // and "=" and the element's own text when the element is the item itself.
-// The key is the first 80 characters of the item's text, white space
-// collapsed.
+// The key is the first 80 characters of the item's texts, white space
+// collapsed, " | " between text nodes.
 function rowKey(el) {
   const clean = (s) => s.replace(/\s+/g, ' ').trim();
-  const own = (e) => clean(e.getAttribute('aria-label') || e.textContent || '').slice(0, 80);
-  // The item: the nearest list item, row or article, else an ancestor (up
-  // to four levels) repeated among its siblings (same tag and class), as
-  // the rows of a list made of divs are. The element itself is not one:
+  const own = labelKey;
+  // The item: the nearest list item, row or article, else a div ancestor
+  // (up to four levels) repeated among its siblings (same class), as the
+  // rows of a list made of divs are. The element itself is not one:
   // its siblings come and go (a button beside buttons).
   let c = el.closest('li,tr,article,[role=listitem],[role=row],[role=article],[role=option],[role=treeitem]');
   if (!c) {
-    const same = (a, b) => b && a.localName === b.localName && a.className === b.className;
+    const same = (a, b) => b && a.localName === 'div' && b.localName === 'div' && a.className === b.className;
     let n = el.parentElement;
     for (let i = 0; i < 4 && n && n.parentElement && n !== n.ownerDocument.body; i++, n = n.parentElement) {
       if (same(n, n.previousElementSibling) || same(n, n.nextElementSibling)) {
@@ -28,12 +35,17 @@ function rowKey(el) {
   if (!c) return '';
   if (c === el) return '=' + own(el);
   const w = el.ownerDocument.createTreeWalker(c, NodeFilter.SHOW_TEXT);
-  let s = '';
-  for (let t = w.nextNode(); t && s.length < 160; t = w.nextNode()) {
+  // Its texts, " | " between them: the first says which item it is.
+  const parts = [];
+  let n = 0;
+  for (let t = w.nextNode(); t && n < 80; t = w.nextNode()) {
     if (el.contains(t)) continue;
     const p = t.parentElement;
     if (p && (p.localName === 'script' || p.localName === 'style')) continue;
-    s += ' ' + t.data;
+    const x = clean(t.data);
+    if (!x) continue;
+    parts.push(x);
+    n += x.length + 3;
   }
-  return clean(s).slice(0, 80);
+  return parts.join(' | ').slice(0, 80);
 }

@@ -54,10 +54,16 @@ type Item struct {
 	// RowKey is what the element's list item, row or article shows
 	// without the element's own text (tabs/js/rowkey.js).
 	RowKey string `json:"rk,omitempty"`
+	// LabelKey is the element's own label as rowkey.js's labelKey gives
+	// it.
+	LabelKey string `json:"lk,omitempty"`
 	// ShowBox is 1 when the element's box is part of the observation (a
 	// canvas, an image, an image map's area, a control with nothing
 	// inside, or every element with Options.Boxes).
 	ShowBox int `json:"sb,omitempty"`
+	// ScrollPosition is where a scroll container stands: "0%/2931px
+	// below" (or "… right" for one that scrolls sideways).
+	ScrollPosition string `json:"sp,omitempty"`
 }
 
 // The kinds of Item.
@@ -278,6 +284,7 @@ func (d *domBuilder) frame(fi int, ox, oy float64, clip Rect) {
 			el.Value, el.ValueLength = fieldValue(it.Value, it.ValueLength)
 		}
 		el.Type = it.Type
+		el.ScrollPosition = it.ScrollPosition
 		if role == "link" {
 			el.href = it.URL
 			if el.Name == "" || slices.Contains(el.States, "icon") {
@@ -298,12 +305,18 @@ func (d *domBuilder) frame(fi int, ox, oy float64, clip Rect) {
 			if be, ok := f.Backend[it.Node]; ok && be != 0 {
 				el.Ref = Ref{FrameID: f.FrameID, BackendNodeID: be, Session: f.Session, Row: it.RowKey}
 				el.ID = d.num.ID(el.Ref)
-				d.num.Show(el.ID, el.Name)
+				d.num.Show(el.ID, el.Name, it.LabelKey)
 			}
 		}
 		lm := it.Landmark
+		ct := it.Container
+		if ct == "" && it.RowKey != "" && it.RowKey[0] != '=' {
+			// A row made of divs: what it shows tells its elements apart.
+			first, _, _ := strings.Cut(it.RowKey, " | ")
+			ct = clean(first, 64)
+		}
 		d.els = append(d.els, el)
-		d.cands = append(d.cands, [3]string{it.Container, it.Heading, lm})
+		d.cands = append(d.cands, [3]string{ct, it.Heading, lm})
 	}
 }
 

@@ -16,9 +16,11 @@ type Numbering struct {
 	// refs[i] is the Ref of number base+1+i.
 	refs []Ref
 	base int
-	// shown is the name each number showed last (Show).
-	shown map[int]string
+	// shown is what each number showed last (Show).
+	shown map[int]shownAs
 }
+
+type shownAs struct{ name, key string }
 
 // NewNumbering returns an empty Numbering whose first number is 1.
 func NewNumbering() *Numbering {
@@ -49,17 +51,21 @@ func (n *Numbering) Lookup(id int) (Ref, bool) {
 	return n.refs[i], true
 }
 
-// Show records the name element id shows in the observation being built.
-func (n *Numbering) Show(id int, name string) {
+// Show records what element id shows in the observation being built: its
+// accessible name, and its label key (tabs/js/rowkey.js).
+func (n *Numbering) Show(id int, name, key string) {
 	if n.shown == nil {
-		n.shown = make(map[int]string)
+		n.shown = make(map[int]shownAs)
 	}
-	n.shown[id] = name
+	n.shown[id] = shownAs{name, key}
 }
 
-// Shown returns the name element id showed in the last observation that
-// numbered it.
-func (n *Numbering) Shown(id int) string { return n.shown[id] }
+// Shown returns the name and label key element id showed in the last
+// observation that numbered it ("" when none did).
+func (n *Numbering) Shown(id int) (name, key string) {
+	s := n.shown[id]
+	return s.name, s.key
+}
 
 // Reset forgets every number, as after a top-level navigation: Lookup of an
 // old number fails from now on, and new numbers continue after the highest

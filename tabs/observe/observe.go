@@ -51,8 +51,12 @@ type Element struct {
 	// Type is an input's type where it sets the format: date, time,
 	// datetime-local, month, week, number, range, color, email, password,
 	// tel or url.
-	Type   string   `json:"type,omitempty"`
-	States []string `json:"states,omitempty"`
+	Type string `json:"type,omitempty"`
+	// ScrollPosition is where a scroll container (role "scrollable")
+	// stands: "0%/2931px below", the share scrolled and what is left, in
+	// CSS pixels (sideways: "… right").
+	ScrollPosition string   `json:"scrollPosition,omitempty"`
+	States         []string `json:"states,omitempty"`
 	// Bounds is the element's border box in top-viewport CSS pixels (x, y,
 	// width, height; y can be beyond the viewport: scrolling brings it in)
 	// for a canvas, an image, an image map's area or a control with

@@ -218,7 +218,32 @@ func writeHeader(b *strings.Builder, o *Observation) {
 	b.WriteString(strconv.Itoa(o.Scroll.Width))
 	b.WriteByte('x')
 	b.WriteString(strconv.Itoa(o.Scroll.Height))
+	if p := o.PageScroll(); p != "" {
+		b.WriteString(" scrollable ")
+		b.WriteString(p)
+	}
 	b.WriteByte('\n')
+}
+
+// PageScroll says where the page stands when it scrolls: "0%/2931px
+// below" (the share scrolled down and the CSS pixels left below; "… right"
+// for a page that scrolls only sideways), "" when it does not scroll.
+func (o *Observation) PageScroll() string {
+	where := func(at, size, view int, dir string) string {
+		r := size - view
+		pct := 0
+		if r > 0 {
+			pct = (100*max(0, at) + r/2) / r
+		}
+		return strconv.Itoa(min(100, pct)) + "%/" + strconv.Itoa(max(0, r-at)) + "px " + dir
+	}
+	switch {
+	case o.Scroll.Height > o.Viewport.Height+1:
+		return where(o.Scroll.Y, o.Scroll.Height, o.Viewport.Height, "below")
+	case o.Scroll.Width > o.Viewport.Width+1:
+		return where(o.Scroll.X, o.Scroll.Width, o.Viewport.Width, "right")
+	}
+	return ""
 }
 
 func writeDiffHeader(b *strings.Builder, o *Observation) {
@@ -340,6 +365,10 @@ func writeLine(b *strings.Builder, el *Element, frame int, extra []int, noContex
 	if el.Type != "" {
 		b.WriteString(" type=")
 		b.WriteString(el.Type)
+	}
+	if el.ScrollPosition != "" {
+		b.WriteByte(' ')
+		b.WriteString(el.ScrollPosition)
 	}
 	writeBox(b, el.Bounds)
 	if el.URL != "" {

@@ -133,6 +133,9 @@ func (s *Script) setup(vm *goja.Runtime) error {
 	act("fill", 2, func(ctx context.Context, tg tabs.Target, c goja.FunctionCall) (any, error) {
 		return t.Fill(ctx, tg, argString(c, 1))
 	})
+	act("value", 1, func(ctx context.Context, tg tabs.Target, _ goja.FunctionCall) (any, error) {
+		return t.Value(ctx, tg, 5*time.Second)
+	})
 	act("scrollIntoView", 1, func(ctx context.Context, tg tabs.Target, _ goja.FunctionCall) (any, error) {
 		return t.ScrollIntoView(ctx, tg)
 	})
