@@ -28,6 +28,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"unicode/utf8"
 )
 
 func main() {
@@ -179,7 +180,11 @@ Usage: tabpilot VERB [flags] [arguments]
 Verbs (they talk to the session's daemon, which the first call starts):
 `)
 	for _, a := range actions {
-		fmt.Fprintf(w, "  %-24s %s\n", a.name+" "+a.args, a.summary)
+		if head := a.name + " " + a.args; utf8.RuneCountInString(head) > 24 {
+			fmt.Fprintf(w, "  %s\n  %-24s %s\n", head, "", a.summary)
+		} else {
+			fmt.Fprintf(w, "  %-24s %s\n", head, a.summary)
+		}
 	}
 	fmt.Fprintf(w, "  %-24s %s\n", "stop", "stop the session's daemon, closing its tabs and browsers")
 	fmt.Fprintf(w, "  %-24s %s\n", "version", "print the version")
