@@ -2,6 +2,7 @@
 // for AI agents, Go programs and shell scripts (DESIGN.md section 7).
 //
 // The CLI verbs (open, run, close, observe, click, type, fill, press,
+// hover, select, scroll, wait, back, forward, reload, dialog, upload,
 // screenshot, extract, tabs, stop, version) talk to a per-session daemon
 // over a unix socket; the first call of a session starts it, `tabpilot
 // stop` ends it, and an idle daemon exits by itself. `tabpilot serve` speaks
