@@ -134,7 +134,8 @@ type ExtractRequest struct {
 	Format string `json:"format,omitempty"`
 }
 
-// ActRequest is the shared shape of the click, type, fill and press shortcuts.
+// ActRequest is the shared shape of the click, type, fill, press and hover
+// shortcuts.
 // Target is an element number from the latest observation or a selector.
 type ActRequest struct {
 	Common
@@ -146,8 +147,62 @@ type ActRequest struct {
 // TabsRequest lists the open tabs.
 type TabsRequest struct{}
 
-// Methods are the JSON-RPC method names, in the order of DESIGN.md section 7.
-var Methods = []string{"open", "close", "run", "observe", "tabs", "screenshot", "extract", "click", "type", "fill", "press"}
+// SelectRequest picks options of a select, listbox or combobox: by their
+// label or value (native selects), or by their text.
+type SelectRequest struct {
+	Common
+	Target Target   `json:"target"`
+	Values []string `json:"values"`
+}
+
+// ScrollRequest scrolls by DX, DY CSS pixels with a mouse wheel: at the
+// centre of the viewport, or over the element Target when it is set.
+type ScrollRequest struct {
+	Common
+	DX     float64 `json:"dx,omitempty"`
+	DY     float64 `json:"dy,omitempty"`
+	Target Target  `json:"target,omitempty"`
+}
+
+// WaitRequest waits, for at most its timeout, for one of: Text to be
+// visible on the page; the element Target to reach State (visible by
+// default; hidden, attached, detached); the URL to match URL (a glob, a
+// path starting with /, or /REGEXP/); the document to reach LoadState (load
+// or domcontentloaded).
+type WaitRequest struct {
+	Common
+	Text      string `json:"text,omitempty"`
+	Target    Target `json:"target,omitempty"`
+	State     string `json:"state,omitempty"`
+	URL       string `json:"url,omitempty"`
+	LoadState string `json:"load_state,omitempty"`
+}
+
+// NavRequest is the shape of back, forward and reload.
+type NavRequest struct {
+	Common
+}
+
+// DialogRequest answers the pending JavaScript dialog: Response is accept
+// or dismiss; Text, when set, is the answer to a prompt (accept only).
+type DialogRequest struct {
+	Common
+	Response string  `json:"response"`
+	Text     *string `json:"text,omitempty"`
+}
+
+// UploadRequest sets Files (absolute paths on the daemon's machine) on the
+// file input Target names, or on the file chooser its click opens.
+type UploadRequest struct {
+	Common
+	Target Target   `json:"target"`
+	Files  []string `json:"files"`
+}
+
+// Methods are the JSON-RPC method names, in the order of DESIGN.md section 7
+// and then the later shortcuts.
+var Methods = []string{"open", "close", "run", "observe", "tabs", "screenshot", "extract", "click", "type", "fill", "press",
+	"hover", "select", "scroll", "wait", "back", "forward", "reload", "dialog", "upload"}
 
 // ErrorResult builds a failed result from an error code, message and hint.
 func ErrorResult(code Code, message string) *Result {

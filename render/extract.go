@@ -63,7 +63,12 @@ type Extraction struct {
 // aria-hidden="true", inline display:none or visibility:hidden) are dropped.
 // Markdown keeps headings, lists, tables, links, code blocks and image alt
 // text (html-to-markdown v2 with the table and strikethrough plugins); text is
-// Readability's own innerText-like rendering.
+// Readability's own innerText-like rendering. Headings keep the page's levels
+// (Readability turns the content's h1s into h2s; they are h1s again), and
+// markdown starts with the title as a "# " heading: the article's own h1
+// when the content has one, moved first if it is not; else the page's first
+// h1 when it matches Title (Readability drops an h1 that repeats the
+// title); else Title.
 //
 // An empty format means markdown. Errors: ErrBadFormat for another format;
 // a page with no content is not an error but an Extraction with Empty set.
@@ -83,6 +88,8 @@ func Extract(htmlSrc, pageURL, format string) (*Extraction, error) {
 	pu := parsePageURL(pageURL)
 	baseURL := documentBase(doc, pu)
 	hasDir := markInheritedDir(doc)
+	markH1s(doc)
+	pageH1 := firstH1Text(doc)
 	lang := htmlAttr(doc, "lang")
 
 	ex := &Extraction{Format: format, Lang: lang}
@@ -139,7 +146,11 @@ func Extract(htmlSrc, pageURL, format string) (*Extraction, error) {
 
 	clean(content)
 	absolutize(content, baseURL)
+	restoreH1s(content)
 	stripMarks(content)
+	if format == FormatMarkdown {
+		titleFirst(content, pageH1, ex.Title)
+	}
 
 	switch format {
 	case FormatText:
@@ -252,12 +263,126 @@ func contentDir(content *html.Node) string {
 func stripMarks(n *html.Node) {
 	walkElements(n, func(n *html.Node) {
 		for i := 0; i < len(n.Attr); i++ {
-			if n.Attr[i].Key == dirMark {
+			if n.Attr[i].Key == dirMark || n.Attr[i].Key == h1Mark {
 				n.Attr = append(n.Attr[:i], n.Attr[i+1:]...)
 				i--
 			}
 		}
 	})
+}
+
+// h1Mark marks the page's h1 elements, whose tag Readability changes to h2
+// in its content (Readability.js _prepArticle); restoreH1s makes them h1s
+// again, and stripMarks removes it from the output.
+const h1Mark = "data-tabpilot-h1"
+
+func markH1s(doc *html.Node) {
+	walkElements(doc, func(n *html.Node) {
+		if n.DataAtom == atom.H1 {
+			n.Attr = append(n.Attr, html.Attribute{Key: h1Mark})
+		}
+	})
+}
+
+// restoreH1s gives the marked headings under n back their h1 tag.
+func restoreH1s(n *html.Node) {
+	walkElements(n, func(e *html.Node) {
+		if hasAttr(e, h1Mark) && e.Data != "h1" {
+			e.Data, e.DataAtom = "h1", atom.H1
+		}
+	})
+}
+
+// firstH1Text is the text of the first h1 of the page that is not hidden,
+// spaces collapsed; "" when there is none.
+func firstH1Text(doc *html.Node) string {
+	h := findFirst(doc, func(n *html.Node) bool {
+		if n.DataAtom != atom.H1 {
+			return false
+		}
+		for p := n; p != nil; p = p.Parent {
+			if p.Type == html.ElementNode && (isHidden(p) || droppedTags[p.DataAtom]) {
+				return false
+			}
+		}
+		return true
+	})
+	if h == nil {
+		return ""
+	}
+	return textOf(h)
+}
+
+// textOf is the text under n, spaces collapsed.
+func textOf(n *html.Node) string {
+	var b strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			b.WriteString(n.Data)
+			b.WriteByte(' ')
+		}
+		if n.Type == html.ElementNode && droppedTags[n.DataAtom] {
+			return
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(n)
+	return strings.Join(strings.Fields(b.String()), " ")
+}
+
+// similarTitle reports whether a heading's text and a title name the same
+// thing: one contains the other, case and spaces aside ("The Guide" and
+// "The Guide - Site").
+func similarTitle(a, b string) bool {
+	a = strings.ToLower(strings.Join(strings.Fields(a), " "))
+	b = strings.ToLower(strings.Join(strings.Fields(b), " "))
+	return a != "" && b != "" && (strings.Contains(a, b) || strings.Contains(b, a))
+}
+
+// titleFirst makes the content start with its title heading: the content's
+// first h1 when it is the first thing with text; else an h1 of the content
+// that repeats the page's first h1 or the title, moved first; else a new h1
+// holding the page's first h1 when it matches the title (Readability
+// dropped it from the content as a repeat of the title), or the title.
+// Nothing is added when there is no title.
+func titleFirst(content *html.Node, pageH1, title string) {
+	first := findFirst(content, func(n *html.Node) bool {
+		return (n.Type == html.TextNode && strings.TrimSpace(n.Data) != "") ||
+			(n.DataAtom == atom.Img && (attr(n, "src") != "" || attr(n, "srcset") != ""))
+	})
+	if first != nil {
+		for p := first.Parent; p != nil && p != content; p = p.Parent {
+			if p.DataAtom == atom.H1 {
+				return
+			}
+		}
+	}
+	var own *html.Node
+	walkElements(content, func(n *html.Node) {
+		if own == nil && n.DataAtom == atom.H1 {
+			if t := textOf(n); t != "" && (t == pageH1 || similarTitle(t, title)) {
+				own = n
+			}
+		}
+	})
+	if own != nil {
+		own.Parent.RemoveChild(own)
+		content.InsertBefore(own, content.FirstChild)
+		return
+	}
+	heading := strings.Join(strings.Fields(title), " ")
+	if pageH1 != "" && similarTitle(pageH1, title) {
+		heading = pageH1
+	}
+	if heading == "" {
+		return
+	}
+	h := &html.Node{Type: html.ElementNode, Data: "h1", DataAtom: atom.H1}
+	h.AppendChild(&html.Node{Type: html.TextNode, Data: heading})
+	content.InsertBefore(h, content.FirstChild)
 }
 
 // inheritedDir is the dir attribute of n or its nearest ancestor that has one.

@@ -99,7 +99,7 @@ func TestToolDefinitionBudget(t *testing.T) {
 	}
 	json.Unmarshal(list.Result.Tools[0], &tool)
 	if tool.Name != "browser" || !strings.Contains(tool.Description, "observe again") || tool.InputSchema["type"] != "object" ||
-		tool.Annotations["readOnlyHint"] != false || len(tool.Meta[MetaReadOnlyActions].([]any)) != 4 {
+		tool.Annotations["readOnlyHint"] != false || len(tool.Meta[MetaReadOnlyActions].([]any)) != len(ReadOnlyActions) {
 		t.Errorf("tool: %+v", tool)
 	}
 	props := tool.InputSchema["properties"].(map[string]any)

@@ -20,12 +20,13 @@ const ToolName = "browser"
 
 // Actions are the values of Input.Action, in the order of the issue that
 // defined the tool: each is a method of api.Methods.
-var Actions = []string{"open", "close", "run", "observe", "click", "type", "fill", "press", "screenshot", "extract", "tabs"}
+var Actions = []string{"open", "close", "run", "observe", "click", "type", "fill", "press", "screenshot", "extract", "tabs",
+	"hover", "select", "scroll", "wait", "back", "forward", "reload", "dialog", "upload"}
 
 // ReadOnlyActions are the actions that only read the page: they are listed
 // in the tool's annotations (Tool._meta, key MetaReadOnlyActions) and its
 // description.
-var ReadOnlyActions = []string{"observe", "screenshot", "extract", "tabs"}
+var ReadOnlyActions = []string{"observe", "screenshot", "extract", "tabs", "wait"}
 
 // MetaReadOnlyActions is the key, in the tool's _meta, of the list of the
 // actions that only read (MCP's annotations are per tool, not per action).
@@ -43,7 +44,7 @@ type Input struct {
 	Name    string  `json:"name,omitempty" jsonschema:"tab name (default main)"`
 	Timeout float64 `json:"timeout,omitempty" jsonschema:"seconds (default 30)"`
 	// open
-	URL       string        `json:"url,omitempty" jsonschema:"open: the page to load"`
+	URL       string        `json:"url,omitempty" jsonschema:"open: the page to load; wait: a URL glob to wait for (* within a path segment, ** across; /path is on the current origin)"`
 	WaitUntil string        `json:"wait_until,omitempty" jsonschema:"open: default networkidle2"`
 	Dialogs   string        `json:"dialogs,omitempty" jsonschema:"open: answer alerts, confirms and prompts"`
 	Viewport  *api.Viewport `json:"viewport,omitempty" jsonschema:"open: CSS pixels"`
@@ -53,9 +54,20 @@ type Input struct {
 	Kill bool `json:"kill,omitempty" jsonschema:"close: also end a spawned app"`
 	// run
 	Code string `json:"code,omitempty" jsonschema:"run: body of an async JS function"`
-	// click, type, fill, press, screenshot
-	Target Target `json:"target,omitempty" jsonschema:"element number from the latest observe, or a selector (css, text/…, xpath/…, aria/…); screenshot: that element only; press: focus it first"`
-	Text   string `json:"text,omitempty" jsonschema:"type: text to type; fill: the value; press: key, e.g. Enter or Control+A"`
+	// click, type, fill, press, hover, select, upload, scroll, wait, screenshot
+	Target Target `json:"target,omitempty" jsonschema:"element number from the latest observe, or a selector (css, text/…, xpath/…, aria/…); screenshot: that element only; press: focus it first; scroll: scroll over it; wait: wait for it"`
+	Text   string `json:"text,omitempty" jsonschema:"type: text to type; fill: the value; press: key, e.g. Enter or Control+A; wait: text to wait for; dialog: a prompt's answer"`
+	// select, upload
+	Values []string `json:"values,omitempty" jsonschema:"select: the options to pick, by label, value or text"`
+	Files  []string `json:"files,omitempty" jsonschema:"upload: absolute paths of the files"`
+	// scroll
+	DX float64 `json:"dx,omitempty" jsonschema:"scroll: CSS pixels right (negative: left)"`
+	DY float64 `json:"dy,omitempty" jsonschema:"scroll: CSS pixels down (negative: up)"`
+	// wait
+	State     string `json:"state,omitempty" jsonschema:"wait for text or target: default visible"`
+	LoadState string `json:"load_state,omitempty" jsonschema:"wait: until the document reached it"`
+	// dialog
+	Response string `json:"response,omitempty" jsonschema:"dialog: accept (OK) or dismiss (Cancel) the open alert, confirm or prompt"`
 	// observe
 	IncludeAll   bool   `json:"include_all,omitempty" jsonschema:"observe: add headings, landmarks and text"`
 	ViewportOnly bool   `json:"viewport_only,omitempty" jsonschema:"observe: only what is on screen"`
@@ -105,17 +117,27 @@ var actionFields = map[string][]string{
 	"screenshot": {"target", "full_page", "save", "marks"},
 	"extract":    {"format"},
 	"tabs":       {},
+	"hover":      {"target"},
+	"select":     {"target", "values"},
+	"scroll":     {"dx", "dy", "target"},
+	"wait":       {"text", "target", "state", "url", "load_state"},
+	"back":       {},
+	"forward":    {},
+	"reload":     {},
+	"dialog":     {"response", "text"},
+	"upload":     {"target", "files"},
 }
 
 // description is the tool's description: an operating playbook.
 const description = `Drive a real Chromium browser. Each call does one action on a named tab (default "main").
 1. open {url} loads a page.
 2. observe lists the elements a person acts on, one per line: number, role, "name", value, states.
-3. Act by number: click {target: 4}; fill {target: 2, text} replaces a value; type appends keystrokes; press {text: "Enter"}.
+3. Act by number: click {target: 4}; fill {target: 2, text} replaces a value; type appends keystrokes; press {text: "Enter"}; hover; select {target, values}; upload {target, files}; scroll {dy: 600}.
+   wait {text} (or {target}, {url}, {load_state}) until the page shows it; back, forward, reload; dialog {response: accept|dismiss} answers an open alert/confirm/prompt.
 4. After a navigation or a big change, observe again: numbers from an older observation fail with stale_element.
 Read what you have (observe with query, extract for the readable text, screenshot) before you navigate elsewhere.
 Write multi-step work as one run: code is the body of an async function with tab (goto, observe, click, fill, type, press, select, waitFor, waitForUrl, evaluate, screenshot, extract), assert, wait, display; its return value is the result.
-observe, screenshot, extract and tabs only read. A failure has isError, a code and a hint: follow the hint.`
+observe, screenshot, extract, tabs and wait only read. A failure has isError, a code and a hint: follow the hint.`
 
 // Tool returns the definition of the browser tool: its description, its
 // input schema (derived from Input) and its annotations. Each call returns
@@ -137,6 +159,9 @@ func Tool() *sdk.Tool {
 	enum("wait_until", "load", "domcontentloaded", "networkidle0", "networkidle2")
 	enum("dialogs", "accept", "dismiss")
 	enum("format", "markdown", "text", "html")
+	enum("state", "visible", "hidden", "attached", "detached")
+	enum("load_state", "load", "domcontentloaded")
+	enum("response", "accept", "dismiss")
 	t := true
 	return &sdk.Tool{
 		Name:        ToolName,
@@ -186,6 +211,24 @@ func request(in *Input, set map[string]any) (any, error) {
 		return &api.ScreenshotRequest{Common: common, Selector: string(in.Target), FullPage: in.FullPage, Save: in.Save, Marks: in.Marks}, nil
 	case "extract":
 		return &api.ExtractRequest{Common: common, Format: in.Format}, nil
+	case "hover":
+		return &api.ActRequest{Common: common, Target: api.Target(in.Target)}, nil
+	case "select":
+		return &api.SelectRequest{Common: common, Target: api.Target(in.Target), Values: in.Values}, nil
+	case "scroll":
+		return &api.ScrollRequest{Common: common, DX: in.DX, DY: in.DY, Target: api.Target(in.Target)}, nil
+	case "wait":
+		return &api.WaitRequest{Common: common, Text: in.Text, Target: api.Target(in.Target), State: in.State, URL: in.URL, LoadState: in.LoadState}, nil
+	case "back", "forward", "reload":
+		return &api.NavRequest{Common: common}, nil
+	case "dialog":
+		r := &api.DialogRequest{Common: common, Response: in.Response}
+		if _, ok := set["text"]; ok && in.Text != "" {
+			r.Text = &in.Text
+		}
+		return r, nil
+	case "upload":
+		return &api.UploadRequest{Common: common, Target: api.Target(in.Target), Files: in.Files}, nil
 	default: // tabs
 		return &api.TabsRequest{}, nil
 	}

@@ -323,6 +323,19 @@ func TestArgumentsToRequests(t *testing.T) {
 		{`{"action":"screenshot","target":3,"full_page":true,"save":"a.png","marks":true}`, `screenshot {"selector":"3","full_page":true,"save":"a.png","marks":true}`},
 		{`{"action":"extract","format":"html"}`, `extract {"format":"html"}`},
 		{`{"action":"tabs","name":"ignored"}`, `tabs {}`},
+		{`{"action":"hover","target":7}`, `hover {"target":"7"}`},
+		{`{"action":"select","target":"#size","values":["M","L"]}`, `select {"target":"#size","values":["M","L"]}`},
+		{`{"action":"scroll","dy":-300}`, `scroll {"dy":-300}`},
+		{`{"action":"scroll","dx":10,"dy":20,"target":3}`, `scroll {"dx":10,"dy":20,"target":"3"}`},
+		{`{"action":"wait","text":"Done","state":"hidden"}`, `wait {"text":"Done","state":"hidden"}`},
+		{`{"action":"wait","url":"**/done","timeout":3}`, `wait {"timeout":3,"url":"**/done"}`},
+		{`{"action":"wait","load_state":"domcontentloaded"}`, `wait {"load_state":"domcontentloaded"}`},
+		{`{"action":"back"}`, `back {}`},
+		{`{"action":"forward","name":"b"}`, `forward {"name":"b"}`},
+		{`{"action":"reload"}`, `reload {}`},
+		{`{"action":"dialog","response":"accept","text":"Ada"}`, `dialog {"response":"accept","text":"Ada"}`},
+		{`{"action":"dialog","response":"dismiss"}`, `dialog {"response":"dismiss"}`},
+		{`{"action":"upload","target":2,"files":["/tmp/a.txt"]}`, `upload {"target":"2","files":["/tmp/a.txt"]}`},
 		// Zero values of fields that do not apply are ignored (models send defaults).
 		{`{"action":"click","target":1,"code":"","all":false,"max_tokens":0}`, `click {"target":"1"}`},
 	}
@@ -349,6 +362,10 @@ func TestBadArguments(t *testing.T) {
 		{`{"action":"screenshot","text":"x"}`, "bad_request: text does not apply to action screenshot (it takes name, timeout, target, full_page, save, marks)"},
 		{`"open"`, "bad_request: invalid arguments: type: "},
 		{`{"action":"open","wait_until":"soon"}`, "bad_request: invalid arguments: wait_until: enum: "},
+		{`{"action":"back","target":1}`, "bad_request: target does not apply to action back (it takes name, timeout)"},
+		{`{"action":"hover","values":["a"]}`, "bad_request: values does not apply to action hover (it takes name, timeout, target)"},
+		{`{"action":"dialog","response":"maybe"}`, "bad_request: invalid arguments: response: enum: "},
+		{`{"action":"wait","load_state":"networkidle"}`, "bad_request: invalid arguments: load_state: enum: "},
 	}
 	var in strings.Builder
 	in.WriteString(initLine + "\n" + readyLine + "\n")
@@ -399,7 +416,9 @@ func TestInputMatchesAPI(t *testing.T) {
 	// request's field (screenshot's target is the request's selector).
 	reqs := map[string]any{"open": api.OpenRequest{}, "close": api.CloseRequest{}, "run": api.RunRequest{},
 		"observe": api.ObserveRequest{}, "click": api.ActRequest{}, "type": api.ActRequest{}, "fill": api.ActRequest{},
-		"press": api.ActRequest{}, "screenshot": api.ScreenshotRequest{}, "extract": api.ExtractRequest{}, "tabs": api.TabsRequest{}}
+		"press": api.ActRequest{}, "screenshot": api.ScreenshotRequest{}, "extract": api.ExtractRequest{}, "tabs": api.TabsRequest{},
+		"hover": api.ActRequest{}, "select": api.SelectRequest{}, "scroll": api.ScrollRequest{}, "wait": api.WaitRequest{},
+		"back": api.NavRequest{}, "forward": api.NavRequest{}, "reload": api.NavRequest{}, "dialog": api.DialogRequest{}, "upload": api.UploadRequest{}}
 	if len(reqs) != len(Actions) || len(actionFields) != len(Actions) {
 		t.Fatalf("actions %v, fields for %d, requests for %d", Actions, len(actionFields), len(reqs))
 	}
@@ -425,7 +444,7 @@ func TestInputMatchesAPI(t *testing.T) {
 				continue
 			}
 			it := inTypes[f]
-			if it != rt && !(it == reflect.TypeFor[Target]() && rt.Kind() == reflect.String) {
+			if it != rt && !(it == reflect.TypeFor[Target]() && rt.Kind() == reflect.String) && !(rt.Kind() == reflect.Pointer && rt.Elem() == it) {
 				t.Errorf("%s.%s: Input has %s, the api request %s", action, f, it, rt)
 			}
 		}
@@ -436,6 +455,7 @@ func TestInputMatchesAPI(t *testing.T) {
 		"observe.since":      "not supported by the service yet",
 		"observe.scroll":     "not supported by the service yet",
 		"click.text":         "the shared ActRequest's text means nothing to click",
+		"hover.text":         "the shared ActRequest's text means nothing to hover",
 	}
 	for action, req := range reqs {
 		for name := range fieldTypes(reflect.TypeOf(req)) {

@@ -163,12 +163,48 @@ func (s *Service) Call(ctx context.Context, method string, params json.RawMessag
 			return nil, err
 		}
 		return s.Tabs(ctx), nil
-	case "click", "type", "fill", "press":
+	case "click", "type", "fill", "press", "hover":
 		var r api.ActRequest
 		if err := decode(params, &r); err != nil {
 			return nil, err
 		}
 		return s.Act(ctx, method, &r), nil
+	case "select":
+		var r api.SelectRequest
+		if err := decode(params, &r); err != nil {
+			return nil, err
+		}
+		return s.Select(ctx, &r), nil
+	case "scroll":
+		var r api.ScrollRequest
+		if err := decode(params, &r); err != nil {
+			return nil, err
+		}
+		return s.Scroll(ctx, &r), nil
+	case "wait":
+		var r api.WaitRequest
+		if err := decode(params, &r); err != nil {
+			return nil, err
+		}
+		return s.Wait(ctx, &r), nil
+	case "back", "forward", "reload":
+		var r api.NavRequest
+		if err := decode(params, &r); err != nil {
+			return nil, err
+		}
+		return s.Nav(ctx, method, &r), nil
+	case "dialog":
+		var r api.DialogRequest
+		if err := decode(params, &r); err != nil {
+			return nil, err
+		}
+		return s.Dialog(ctx, &r), nil
+	case "upload":
+		var r api.UploadRequest
+		if err := decode(params, &r); err != nil {
+			return nil, err
+		}
+		return s.Upload(ctx, &r), nil
 	}
 	return nil, fmt.Errorf("%w: %q (methods: %s)", api.ErrMethodNotFound, method, strings.Join(api.Methods, ", "))
 }
@@ -628,7 +664,7 @@ func (s *Service) Extract(ctx context.Context, r *api.ExtractRequest) *api.Resul
 	return &api.Result{Content: []api.Content{api.TextContent(s.capText(text))}, Details: details}
 }
 
-// Act runs the click, type, fill and press shortcuts.
+// Act runs the click, type, fill, press and hover shortcuts.
 func (s *Service) Act(ctx context.Context, method string, r *api.ActRequest) *api.Result {
 	name := tabName(r.Name)
 	var res *tabs.ActionResult
@@ -672,6 +708,9 @@ func (s *Service) Act(ctx context.Context, method string, r *api.ActRequest) *ap
 			case "fill":
 				verb = "Filled " + tg.String()
 				res, err = t.Fill(ctx, tg, r.Text)
+			case "hover":
+				verb = "Hovered over " + tg.String()
+				res, err = t.Hover(ctx, tg)
 			}
 			return err
 		})

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -96,6 +97,64 @@ details.`,
 the element that has the focus, or, with N|SELECTOR, after focusing that
 element.`,
 			flags: pressFlags},
+		{name: "hover", args: "N|SELECTOR", method: "hover",
+			summary: "move the mouse over an element",
+			about: `Move the mouse over the element numbered N in the latest observation, or
+matched by SELECTOR, as a person does to open a menu or show a tooltip.
+Observe again to see what the hover showed.`,
+			flags: targetFlags("hover", false)},
+		{name: "select", args: "N|SELECTOR VALUE…", method: "select",
+			summary: "pick options of a select, listbox or combobox",
+			about: `Pick the options named by the VALUEs (their label, value or text) in the
+select, listbox or combobox numbered N, or matched by SELECTOR. Several
+VALUEs pick several options of a multiple select. The text lists the labels
+selected; with --json details.selected and, for a native select,
+details.values.`,
+			flags: selectFlags},
+		{name: "scroll", args: "[DX] DY", method: "scroll",
+			summary: "scroll the page, or the element under --selector",
+			about: `Scroll by DY CSS pixels down (negative: up), and DX right (negative: left),
+with a mouse wheel at the centre of the viewport, or over the element that
+--selector names (its scroll container scrolls). The text and
+details.x, details.y give the scroll position after it.`,
+			flags: scrollFlags},
+		{name: "wait", args: "(TEXT | --selector S | --url PATTERN | --load-state STATE)", method: "wait",
+			summary: "wait for text, an element, a URL or a load state",
+			about: `Wait, for at most --timeout, until TEXT is visible on the page; or until
+the element that --selector names is visible (or in the --state given); or
+until the URL matches PATTERN (a glob: * within a path segment, ** across;
+a pattern starting with / is on the current origin), and the page loaded;
+or until the document reached STATE (load or domcontentloaded). It fails
+with timeout, naming what it waited for.`,
+			flags: waitFlags},
+		{name: "back", args: "", method: "back",
+			summary: "go back one page in the tab's history",
+			about: `Go back one page in the tab's history, as the back button does, and wait
+until that page has loaded. Observe again: the element numbers are of the
+page left.`,
+			flags: navFlags("back")},
+		{name: "forward", args: "", method: "forward",
+			summary: "go forward one page in the tab's history",
+			about: `Go forward one page in the tab's history, as the forward button does, and
+wait until that page has loaded.`,
+			flags: navFlags("forward")},
+		{name: "reload", args: "", method: "reload",
+			summary: "reload the tab's page",
+			about:   `Reload the tab's page, as the reload button does, and wait until it has loaded.`,
+			flags:   navFlags("reload")},
+		{name: "dialog", args: "(accept [TEXT] | dismiss)", method: "dialog",
+			summary: "answer the open alert, confirm or prompt",
+			about: `Answer the JavaScript dialog open on the tab: accept it (OK), with TEXT as
+the answer to a prompt (else its default), or dismiss it (Cancel). An action
+that opens a dialog says so in its result. It fails with bad_request when no
+dialog is open.`,
+			flags: dialogFlags},
+		{name: "upload", args: "N|SELECTOR FILE…", method: "upload",
+			summary: "set files on a file input",
+			about: `Set the FILEs on the file input numbered N, or matched by SELECTOR: the
+input itself (even hidden), its label, or a button whose click opens a file
+chooser. Every FILE must exist; they are checked before anything is sent.`,
+			flags: uploadFlags},
 		{name: "screenshot", args: "", method: "screenshot",
 			summary: "take a screenshot of the tab",
 			about: `Take a screenshot of the viewport, the full page (--full-page) or one
@@ -452,7 +511,8 @@ func observeFlags(_ *cli, fs *flag.FlagSet, _ *invocation) func([]string, api.Co
 	}
 }
 
-// targetFlags builds click (N|SELECTOR), and type and fill (N|SELECTOR TEXT).
+// targetFlags builds click and hover (N|SELECTOR), and type and fill
+// (N|SELECTOR TEXT).
 func targetFlags(verb string, withText bool) func(*cli, *flag.FlagSet, *invocation) func([]string, api.Common) (any, error) {
 	return func(*cli, *flag.FlagSet, *invocation) func([]string, api.Common) (any, error) {
 		return func(pos []string, common api.Common) (any, error) {
@@ -525,5 +585,169 @@ func extractFlags(_ *cli, fs *flag.FlagSet, _ *invocation) func([]string, api.Co
 			return nil, err
 		}
 		return api.ExtractRequest{Common: common, Format: *format}, nil
+	}
+}
+
+// target checks the N|SELECTOR argument.
+func target(s string) (api.Target, error) {
+	if strings.TrimSpace(s) == "" {
+		return "", usagef("the target is empty")
+	}
+	return api.Target(s), nil
+}
+
+func selectFlags(*cli, *flag.FlagSet, *invocation) func([]string, api.Common) (any, error) {
+	return func(pos []string, common api.Common) (any, error) {
+		if len(pos) < 2 {
+			return nil, usagef("select takes N|SELECTOR VALUE…, got %d arguments", len(pos))
+		}
+		tg, err := target(pos[0])
+		if err != nil {
+			return nil, err
+		}
+		return api.SelectRequest{Common: common, Target: tg, Values: pos[1:]}, nil
+	}
+}
+
+func scrollFlags(_ *cli, fs *flag.FlagSet, _ *invocation) func([]string, api.Common) (any, error) {
+	selector := fs.String("selector", "", "scroll over the element `N|S` instead of the viewport's centre")
+	return func(pos []string, common api.Common) (any, error) {
+		if len(pos) < 1 || len(pos) > 2 {
+			return nil, usagef("scroll takes [DX] DY in CSS pixels, got %d arguments", len(pos))
+		}
+		var d [2]float64
+		for i, a := range pos {
+			f, err := strconv.ParseFloat(a, 64)
+			if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+				return nil, usagef("scroll: %q is not a number of CSS pixels", a)
+			}
+			d[i] = f
+		}
+		req := api.ScrollRequest{Common: common, DY: d[0]}
+		if len(pos) == 2 {
+			req.DX, req.DY = d[0], d[1]
+		}
+		if req.DX == 0 && req.DY == 0 {
+			return nil, usagef("scroll by 0: give DY (down; negative is up), or DX DY")
+		}
+		if *selector != "" {
+			tg, err := target(*selector)
+			if err != nil {
+				return nil, err
+			}
+			req.Target = tg
+		}
+		return req, nil
+	}
+}
+
+var (
+	waitStates = []string{"visible", "hidden", "attached", "detached"}
+	loadStates = []string{"load", "domcontentloaded"}
+)
+
+func waitFlags(_ *cli, fs *flag.FlagSet, _ *invocation) func([]string, api.Common) (any, error) {
+	selector := fs.String("selector", "", "wait for the element `N|S`")
+	state := fs.String("state", "", "with TEXT or --selector: the `STATE`, one of "+strings.Join(waitStates, ", ")+" (default visible)")
+	urlPattern := fs.String("url", "", "wait until the URL matches `PATTERN`")
+	loadState := fs.String("load-state", "", "wait until the document reached `STATE`: "+strings.Join(loadStates, " or "))
+	return func(pos []string, common api.Common) (any, error) {
+		if len(pos) > 1 {
+			return nil, usagef("wait takes one TEXT (quote it), got %d arguments", len(pos))
+		}
+		req := api.WaitRequest{Common: common, URL: *urlPattern, LoadState: *loadState, State: *state}
+		if len(pos) == 1 {
+			if strings.TrimSpace(pos[0]) == "" {
+				return nil, usagef("the text is empty")
+			}
+			req.Text = pos[0]
+		}
+		if *selector != "" {
+			tg, err := target(*selector)
+			if err != nil {
+				return nil, err
+			}
+			req.Target = tg
+		}
+		given := 0
+		for _, v := range []string{req.Text, string(req.Target), req.URL, req.LoadState} {
+			if v != "" {
+				given++
+			}
+		}
+		if given != 1 {
+			return nil, usagef("wait takes one of TEXT, --selector S, --url PATTERN or --load-state STATE")
+		}
+		if err := oneOf("state", *state, waitStates); err != nil {
+			return nil, err
+		}
+		if *state != "" && req.Text == "" && req.Target == "" {
+			return nil, usagef("--state goes with TEXT or --selector")
+		}
+		if err := oneOf("load-state", *loadState, loadStates); err != nil {
+			return nil, err
+		}
+		return req, nil
+	}
+}
+
+func navFlags(verb string) func(*cli, *flag.FlagSet, *invocation) func([]string, api.Common) (any, error) {
+	return func(*cli, *flag.FlagSet, *invocation) func([]string, api.Common) (any, error) {
+		return func(pos []string, common api.Common) (any, error) {
+			if len(pos) > 0 {
+				return nil, usagef("%s takes no arguments, got %q", verb, pos[0])
+			}
+			return api.NavRequest{Common: common}, nil
+		}
+	}
+}
+
+func dialogFlags(*cli, *flag.FlagSet, *invocation) func([]string, api.Common) (any, error) {
+	return func(pos []string, common api.Common) (any, error) {
+		switch {
+		case len(pos) == 0:
+			return nil, usagef("dialog takes accept [TEXT] or dismiss")
+		case pos[0] == "accept" && len(pos) <= 2:
+			req := api.DialogRequest{Common: common, Response: "accept"}
+			if len(pos) == 2 {
+				req.Text = &pos[1]
+			}
+			return req, nil
+		case pos[0] == "dismiss" && len(pos) == 1:
+			return api.DialogRequest{Common: common, Response: "dismiss"}, nil
+		case pos[0] == "accept" || pos[0] == "dismiss":
+			return nil, usagef("dialog takes accept [TEXT] or dismiss, got %d arguments", len(pos))
+		}
+		return nil, usagef("dialog %q: want accept [TEXT] or dismiss", pos[0])
+	}
+}
+
+func uploadFlags(*cli, *flag.FlagSet, *invocation) func([]string, api.Common) (any, error) {
+	return func(pos []string, common api.Common) (any, error) {
+		if len(pos) < 2 {
+			return nil, usagef("upload takes N|SELECTOR FILE…, got %d arguments", len(pos))
+		}
+		tg, err := target(pos[0])
+		if err != nil {
+			return nil, err
+		}
+		// The daemon sets the files; its working directory is not ours,
+		// and a missing file is found here, before anything is sent.
+		files := make([]string, 0, len(pos)-1)
+		for _, f := range pos[1:] {
+			abs, err := filepath.Abs(f)
+			if err != nil {
+				return nil, usagef("upload %q: %v", f, err)
+			}
+			st, err := os.Stat(abs)
+			if err != nil {
+				return nil, usagef("upload: no such file %s", abs)
+			}
+			if st.IsDir() {
+				return nil, usagef("upload: %s is a directory, not a file", abs)
+			}
+			files = append(files, abs)
+		}
+		return api.UploadRequest{Common: common, Target: tg, Files: files}, nil
 	}
 }

@@ -110,7 +110,8 @@ func (c *cli) serveCommand() (*command, *config, error) {
 	cmd := newCommand("serve", "", "JSON-RPC 2.0 on stdio",
 		`Serve JSON-RPC 2.0 on stdin and stdout, one message per line, with a browser of
 its own (no daemon). Methods: open, close, run, observe, tabs, screenshot,
-extract, click, type, fill, press; their params are listed in the README
+extract, click, type, fill, press, hover, select, scroll, wait, back,
+forward, reload, dialog, upload; their params are listed in the README
 (JSON-RPC and Go).
 $/cancelRequest {"id": ID} cancels a request in flight. When stdin ends, the
 answers still due are written, the tabs are closed and tabpilot exits 0.
@@ -184,7 +185,8 @@ func (c *cli) mcpCommand() (*command, *config, error) {
 		`Serve the Model Context Protocol on stdin and stdout (newline-delimited
 JSON-RPC 2.0), with a browser of its own (no daemon). It offers one tool,
 browser, whose action is open, close, run, observe, click, type, fill, press,
-screenshot, extract or tabs. A client's notifications/cancelled cancels its
+screenshot, extract, tabs, hover, select, scroll, wait, back, forward,
+reload, dialog or upload. A client's notifications/cancelled cancels its
 call. When stdin ends, the answers still due are written, the tabs are closed
 and tabpilot exits 0. Nothing but the protocol goes to stdout; logs go to
 stderr.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -58,7 +59,8 @@ func (c *command) parse(args []string) ([]string, error) {
 			pos = append(pos, args[i+1:]...)
 			break
 		}
-		if len(a) < 2 || a[0] != '-' {
+		if len(a) < 2 || a[0] != '-' || isNumber(a) {
+			// A negative number is an argument (scroll 0 -300), not a flag.
 			pos = append(pos, a)
 			continue
 		}
@@ -76,6 +78,11 @@ func (c *command) parse(args []string) ([]string, error) {
 		return nil, err
 	}
 	return append(pos, c.fs.Args()...), nil
+}
+
+func isNumber(s string) bool {
+	_, err := strconv.ParseFloat(s, 64)
+	return err == nil
 }
 
 func isBoolFlag(f *flag.Flag) bool {

@@ -2,6 +2,7 @@
 // for AI agents, Go programs and shell scripts (DESIGN.md section 7).
 //
 // The CLI verbs (open, run, close, observe, click, type, fill, press,
+// hover, select, scroll, wait, back, forward, reload, dialog, upload,
 // screenshot, extract, tabs, stop, version) talk to a per-session daemon
 // over a unix socket; the first call of a session starts it, `tabpilot
 // stop` ends it, and an idle daemon exits by itself. `tabpilot serve` speaks
@@ -28,6 +29,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"unicode/utf8"
 )
 
 func main() {
@@ -179,7 +181,11 @@ Usage: tabpilot VERB [flags] [arguments]
 Verbs (they talk to the session's daemon, which the first call starts):
 `)
 	for _, a := range actions {
-		fmt.Fprintf(w, "  %-24s %s\n", a.name+" "+a.args, a.summary)
+		if head := a.name + " " + a.args; utf8.RuneCountInString(head) > 24 {
+			fmt.Fprintf(w, "  %s\n  %-24s %s\n", head, "", a.summary)
+		} else {
+			fmt.Fprintf(w, "  %-24s %s\n", head, a.summary)
+		}
 	}
 	fmt.Fprintf(w, "  %-24s %s\n", "stop", "stop the session's daemon, closing its tabs and browsers")
 	fmt.Fprintf(w, "  %-24s %s\n", "version", "print the version")

@@ -49,6 +49,7 @@ type env struct {
 	xdg  string // XDG_RUNTIME_DIR
 	vars []string
 	exe  string // the program run; empty: bin
+	cwd  string // the working directory of the program; empty: the test's
 }
 
 func newEnv(t *testing.T, extra ...string) *env {
@@ -93,6 +94,7 @@ func (e *env) runStdin(stdin string, args ...string) (stdout, stderr string, cod
 	}
 	cmd := exec.CommandContext(ctx, exe, args...)
 	cmd.Env = e.vars
+	cmd.Dir = e.cwd
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

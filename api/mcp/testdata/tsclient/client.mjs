@@ -20,10 +20,11 @@ assert.equal(tools.length, 1);
 const tool = tools[0];
 assert.equal(tool.name, "browser");
 assert.deepEqual(tool.inputSchema.properties.action.enum,
-  ["open", "close", "run", "observe", "click", "type", "fill", "press", "screenshot", "extract", "tabs"]);
+  ["open", "close", "run", "observe", "click", "type", "fill", "press", "screenshot", "extract", "tabs",
+    "hover", "select", "scroll", "wait", "back", "forward", "reload", "dialog", "upload"]);
 assert.deepEqual(tool.inputSchema.required, ["action"]);
 assert.equal(tool.annotations.readOnlyHint, false);
-assert.deepEqual(tool._meta["io.github.tabpilot/readOnlyActions"], ["observe", "screenshot", "extract", "tabs"]);
+assert.deepEqual(tool._meta["io.github.tabpilot/readOnlyActions"], ["observe", "screenshot", "extract", "tabs", "wait"]);
 
 const text = (r) => r.content.filter((c) => c.type === "text").map((c) => c.text).join("\n");
 const call = async (args) => client.callTool({ name: "browser", arguments: args });

@@ -1,0 +1,132 @@
+package tabs
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+)
+
+// Back goes one entry back in the tab's session history, as the browser's
+// back button does (Page.getNavigationHistory, Page.navigateToHistoryEntry),
+// and waits until the page it lands on has loaded (document.readyState
+// complete; at once for an entry of the same document, such as one that
+// history.pushState made). It returns the URL and HTTP status of the page.
+// Errors: bad_request when there is no earlier entry, timeout when the page
+// does not commit or load in time, not_alive when the tab dies.
+func (t *Tab) Back(ctx context.Context) (*NavResult, error) { return t.history(ctx, "back", -1) }
+
+// Forward goes one entry forward in the tab's session history, as Back
+// goes back. Errors: bad_request when there is no later entry, timeout,
+// not_alive.
+func (t *Tab) Forward(ctx context.Context) (*NavResult, error) {
+	return t.history(ctx, "forward", 1)
+}
+
+// Reload reloads the tab's page (Page.reload, from the cache where it is
+// fresh, as the reload button does) and waits until the new document has
+// loaded, as Back does. Errors: timeout, not_alive.
+func (t *Tab) Reload(ctx context.Context) (*NavResult, error) {
+	if err := t.dialogBlock(); err != nil {
+		return nil, err
+	}
+	return t.historyNav(ctx, "reload", t.currentURL(ctx), func(ctx context.Context) error {
+		_, err := cdp.Call(ctx, t.target, page.Reload, page.ReloadParams{})
+		return err
+	})
+}
+
+func (t *Tab) history(ctx context.Context, what string, delta int) (*NavResult, error) {
+	if err := t.dialogBlock(); err != nil {
+		return nil, err
+	}
+	h, err := cdp.Call(ctx, t.target, page.GetNavigationHistory, cdp.Empty{})
+	if err != nil {
+		return nil, cdpErr(what, err)
+	}
+	i := int(h.CurrentIndex) + delta
+	if i < 0 || i >= len(h.Entries) {
+		side := "earlier"
+		if delta > 0 {
+			side = "later"
+		}
+		return nil, &Error{Code: CodeBadRequest, Msg: fmt.Sprintf("%s: the tab's history has no %s page (entry %d of %d)", what, side, h.CurrentIndex+1, len(h.Entries)),
+			Hint: "Back and forward move through the pages this tab visited; open a URL instead."}
+	}
+	e := h.Entries[i]
+	return t.historyNav(ctx, what, e.URL, func(ctx context.Context) error {
+		_, err := cdp.Call(ctx, t.target, page.NavigateToHistoryEntry, page.NavigateToHistoryEntryParams{EntryID: e.ID})
+		return err
+	})
+}
+
+// historyNav runs start, a navigation the browser starts (history, reload),
+// waits for the top frame to commit a document (Page.frameNavigated) or
+// move within its document (Page.navigatedWithinDocument), then for the
+// document to load. dest names the destination in errors.
+func (t *Tab) historyNav(ctx context.Context, what, dest string, start func(ctx context.Context) error) (*NavResult, error) {
+	// Subscribed before the command, so its events are not missed.
+	navs, stop1 := t.target.Subscribe(page.FrameNavigated.Method)
+	defer stop1()
+	within, stop2 := t.target.Subscribe(page.NavigatedWithinDocument.Method)
+	defer stop2()
+	out := &NavResult{URL: dest}
+	err := t.blocking(ctx, start)
+	var dpe *dialogPendingError
+	switch {
+	case asDialog(err, &dpe):
+		out.Dialog = dpe.d // a beforeunload prompt holds the navigation
+		return out, nil
+	case err != nil && ctx.Err() != nil:
+		return nil, &Error{Code: CodeTimeout, Msg: fmt.Sprintf("%s to %s: no response within the timeout", what, dest), Err: ctx.Err()}
+	case err != nil:
+		return nil, &Error{Code: CodeNavigationFailed, Msg: fmt.Sprintf("%s to %s: %v", what, dest, err), Err: err}
+	}
+	var loader cdp.LoaderID
+	sig := t.dialogSignal()
+wait:
+	for {
+		select {
+		case raw, ok := <-navs:
+			if !ok {
+				navs = nil
+				continue
+			}
+			var ev page.EventFrameNavigated
+			if unmarshalEvent(raw, &ev) == nil && ev.Frame != nil && ev.Frame.ParentID == "" {
+				loader = ev.Frame.LoaderID
+				break wait
+			}
+		case raw, ok := <-within:
+			if !ok {
+				within = nil
+				continue
+			}
+			var ev page.EventNavigatedWithinDocument
+			if unmarshalEvent(raw, &ev) == nil && ev.FrameID == cdp.FrameID(t.targetID) {
+				break wait
+			}
+		case <-sig:
+			if d := t.PendingDialog(); d != nil && t.dialogs == "" {
+				out.Dialog = d
+				return out, nil
+			}
+			sig = t.dialogSignal()
+		case <-t.deadSig:
+			return nil, &Error{Code: CodeNotAlive, Msg: what + ": the tab died: " + t.DeadReason(), Err: ErrNotAlive}
+		case <-ctx.Done():
+			return nil, &Error{Code: CodeTimeout, Msg: fmt.Sprintf("%s to %s: the page did not commit within the timeout", what, dest), Err: ctx.Err()}
+		}
+	}
+	if err := t.waitReadyState(ctx, "load"); err != nil {
+		return nil, &Error{Code: CodeTimeout, Msg: fmt.Sprintf("%s to %s: the page did not finish loading within the timeout", what, dest), Err: ctx.Err()}
+	}
+	if loader != "" {
+		t.evMu.Lock()
+		out.Status = t.docStatus[loader]
+		t.evMu.Unlock()
+	}
+	out.URL = t.currentURL(ctx)
+	return out, nil
+}

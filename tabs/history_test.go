@@ -1,0 +1,92 @@
+package tabs_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tabpilot/tabpilot/tabs"
+)
+
+func TestHistoryBackForwardReload(t *testing.T) {
+	// Back, Forward and Reload return once the page they land on has
+	// loaded (each page waits 300ms for its image), through entries of another
+	// document and of the same one (history.pushState), and fail with
+	// bad_request past either end of the history.
+	t.Parallel()
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/img":
+			time.Sleep(300 * time.Millisecond)
+			w.Header().Set("Cache-Control", "no-store")
+			w.Header().Set("Content-Type", "image/svg+xml")
+			fmt.Fprint(w, `<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>`)
+		default:
+			w.Header().Set("Cache-Control", "no-store")
+			fmt.Fprintf(w, `<!doctype html><title>%s</title><img src="/img?%d">`, strings.TrimPrefix(r.URL.Path, "/"), time.Now().UnixNano())
+		}
+	}))
+	defer hs.Close()
+	tab := open(t, "/next")
+	err := run(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
+		for _, p := range []string{"/a", "/b"} {
+			if _, err := tb.Goto(ctx, hs.URL+p, "load"); err != nil {
+				return err
+			}
+		}
+		state := func() string {
+			raw, err := tb.Evaluate(ctx, "document.readyState + ' ' + location.pathname", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return strings.Trim(string(raw), `"`)
+		}
+		start := time.Now()
+		r, err := tb.Back(ctx)
+		if err != nil {
+			return fmt.Errorf("back: %w", err)
+		}
+		if got := state(); r.URL != hs.URL+"/a" || r.Status != 200 || got != "complete /a" || time.Since(start) < 250*time.Millisecond {
+			t.Errorf("back: %+v, page %q after %v; want /a, 200, complete after its image", r, got, time.Since(start))
+		}
+		if r, err := tb.Forward(ctx); err != nil || r.URL != hs.URL+"/b" || state() != "complete /b" {
+			t.Errorf("forward: %+v, %v, page %q", r, err, state())
+		}
+		if _, err := tb.Forward(ctx); tabs.CodeOf(err) != tabs.CodeBadRequest || !strings.Contains(err.Error(), "no later page") {
+			t.Errorf("forward at the end: %v", err)
+		}
+		// An entry of the same document.
+		if _, err := tb.Evaluate(ctx, "history.pushState({}, '', '/b2'); window.mark = 'kept'", nil); err != nil {
+			return err
+		}
+		if r, err := tb.Back(ctx); err != nil || r.URL != hs.URL+"/b" || r.Status != 0 {
+			t.Errorf("back within the document: %+v, %v", r, err)
+		}
+		if raw, _ := tb.Evaluate(ctx, "window.mark", nil); string(raw) != `"kept"` {
+			t.Errorf("back within the document left it: mark %s", raw)
+		}
+		start = time.Now()
+		if r, err := tb.Reload(ctx); err != nil || r.URL != hs.URL+"/b" || r.Status != 200 || state() != "complete /b" || time.Since(start) < 250*time.Millisecond {
+			t.Errorf("reload: %+v, %v, page %q after %v", r, err, state(), time.Since(start))
+		}
+		if raw, _ := tb.Evaluate(ctx, "String(window.mark)", nil); string(raw) != `"undefined"` {
+			t.Errorf("reload kept the old document: mark %s", raw)
+		}
+		for range 6 {
+			if _, err = tb.Back(ctx); err != nil {
+				break
+			}
+		}
+		if tabs.CodeOf(err) != tabs.CodeBadRequest || !strings.Contains(err.Error(), "no earlier page") {
+			t.Errorf("back past the start: %v", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
