@@ -59,42 +59,47 @@ func (s *Service) Select(ctx context.Context, r *api.SelectRequest) *api.Result 
 }
 
 // Scroll is the scroll shortcut (tabs.Tab.Scroll, or ScrollAt with a
-// target). details: x and y, the scroll position after it in CSS pixels (of
-// the document, or of the target's scroll container), and target.
+// target). details: x and y, the scroll offsets after it in CSS pixels of
+// the container that moved, container ("page", tag#id.class, or "" when
+// nothing moved), position ("40%/1200px below"), note, and target.
 func (s *Service) Scroll(ctx context.Context, r *api.ScrollRequest) *api.Result {
 	name := tabName(r.Name)
 	if r.DX == 0 && r.DY == 0 {
 		return fail("scroll", name, tabs.Errorf(tabs.CodeBadRequest, "scroll needs dx or dy, in CSS pixels (positive scrolls right and down)"))
 	}
-	var x, y float64
-	target := ""
+	var res *tabs.ScrollResult
 	err := s.audited(ctx, name, "scroll", string(r.Target), "", true, func() error {
 		return s.do(ctx, name, r.Timeout, func(ctx context.Context, t *tabs.Tab) error {
+			var err error
 			if r.Target == "" {
-				pos, err := t.Scroll(ctx, r.DX, r.DY)
-				x, y = pos["x"], pos["y"]
+				res, err = t.Scroll(ctx, r.DX, r.DY)
 				return err
 			}
 			tg, err := tabs.ParseTarget(string(r.Target))
 			if err != nil {
 				return err
 			}
-			res, err := t.ScrollAt(ctx, tg, r.DX, r.DY)
-			if err != nil {
-				return err
-			}
-			x, y, target = res.X, res.Y, res.Target
-			return nil
+			res, err = t.ScrollAt(ctx, tg, r.DX, r.DY)
+			return err
 		})
 	})
 	if err != nil {
 		return fail("scroll", name, err)
 	}
-	text := fmt.Sprintf("Scrolled by (%g, %g); the page is at x=%g, y=%g", r.DX, r.DY, x, y)
-	details := map[string]any{"action": "scroll", "name": name, "x": x, "y": y}
-	if target != "" {
-		text = fmt.Sprintf("Scrolled by (%g, %g) over %s; its scroll container is at x=%g, y=%g", r.DX, r.DY, target, x, y)
-		details["target"] = target
+	over := ""
+	if res.Target != "" {
+		over = " over " + res.Target
+	}
+	text := fmt.Sprintf("Scrolled by (%g, %g)%s: the %s moved to x=%g, y=%g (%s)", r.DX, r.DY, over, res.Container, res.X, res.Y, res.Position)
+	if res.Container == "" {
+		text = fmt.Sprintf("Scrolled by (%g, %g)%s: %s", r.DX, r.DY, over, res.Note)
+	}
+	details := map[string]any{"action": "scroll", "name": name, "x": res.X, "y": res.Y, "container": res.Container, "position": res.Position}
+	if res.Note != "" {
+		details["note"] = res.Note
+	}
+	if res.Target != "" {
+		details["target"] = res.Target
 	}
 	return &api.Result{Content: []api.Content{api.TextContent(text)}, Details: details}
 }

@@ -58,7 +58,7 @@ func TestCLIStepVerbs(t *testing.T) {
 
 	// scroll DY, a negative DY, and DX DY.
 	r = decodeResult(t, mustRun(t, e, "scroll", "600", "--json"))
-	if r.Details["action"] != "scroll" || r.Details["y"] != 600.0 || r.Details["x"] != 0.0 {
+	if r.Details["action"] != "scroll" || r.Details["y"] != 600.0 || r.Details["x"] != 0.0 || r.Details["container"] != "page" {
 		t.Errorf("scroll 600: %+v", r.Details)
 	}
 	if out := mustRun(t, e, "scroll", "-250"); !strings.Contains(out, "y=350") {
