@@ -80,6 +80,26 @@ func (s *Script) setup(vm *goja.Runtime) error {
 			return out, nil
 		}))
 	})
+	// back(), forward() and reload() move in the tab's history and wait
+	// for the page's load, as goto does.
+	for name, nav := range map[string]func(context.Context) (*tabs.NavResult, error){"back": t.Back, "forward": t.Forward, "reload": t.Reload} {
+		method(name, func(c goja.FunctionCall) goja.Value {
+			return s.async(s.audited(name, "", "", func(ctx context.Context) (any, error) {
+				r, err := nav(ctx)
+				if err != nil {
+					return nil, err
+				}
+				out := map[string]any{"url": t.URL(ctx)}
+				if r.Status != 0 {
+					out["status"] = r.Status
+				}
+				if r.Dialog != nil {
+					out["dialog"] = r.Dialog
+				}
+				return out, nil
+			}))
+		})
+	}
 	method("observe", func(c goja.FunctionCall) goja.Value {
 		o := tabs.ObserveOptions{}
 		if obj := objArg(vm, c.Argument(0)); obj != nil {
