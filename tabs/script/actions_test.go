@@ -707,3 +707,53 @@ return JSON.stringify(log);`)
 		}
 	}
 }
+
+// TestClickCoverFailsFast: a click on an element under a cover that stays
+// (a cookie backdrop, a modal dialog, an inert background) fails naming
+// the cover after a short settle, not after the whole timeout; a cover
+// that goes away after 500 ms lets the click through, and a target that
+// keeps moving keeps its whole wait.
+func TestClickCoverFailsFast(t *testing.T) {
+	t.Parallel()
+	base := pages(t) + "/pages/covers.html?cover="
+	for _, c := range []struct{ cover, want string }{
+		{"cookie", "div#cookie-backdrop.backdrop"},
+		{"modal", "outside the open modal dialog dialog#consent"},
+		{"inert", "is inert (inside main#page"},
+	} {
+		t.Run(c.cover, func(t *testing.T) {
+			name := openAt(t, base+c.cover, tabs.OpenOptions{})
+			start := time.Now()
+			_, err := run(t, name, `await tab.click('#buy')`, 40*time.Second)
+			took := time.Since(start)
+			if tabs.CodeOf(err) != tabs.CodeNotActionable || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("click: %v (%s), want not_actionable with %q", err, tabs.CodeOf(err), c.want)
+			}
+			if took > 4*time.Second {
+				t.Errorf("the click failed after %v, want well under 5s", took)
+			}
+			if got := pageText(t, name, "out"); got != "not bought" {
+				t.Errorf("the covered click went through: %q", got)
+			}
+		})
+	}
+	t.Run("brief", func(t *testing.T) {
+		name := openAt(t, base+"brief", tabs.OpenOptions{})
+		result(t, name, `await tab.click('#buy'); return 'ok'`)
+		if got := pageText(t, name, "out"); got != "bought" {
+			t.Fatalf("page says %q, want bought", got)
+		}
+	})
+	t.Run("moving", func(t *testing.T) {
+		name := openAt(t, base+"moving", tabs.OpenOptions{})
+		start := time.Now()
+		_, err := run(t, name, `await tab.click('#mover', {timeout: 3000})`, 40*time.Second)
+		took := time.Since(start)
+		if tabs.CodeOf(err) != tabs.CodeNotActionable {
+			t.Fatalf("click: %v (%s), want not_actionable", err, tabs.CodeOf(err))
+		}
+		if took < 2900*time.Millisecond {
+			t.Errorf("a moving target failed after %v, before its 3s timeout", took)
+		}
+	})
+}
