@@ -38,7 +38,8 @@ async function (opts) {
   const arm = (target) => {
     if (typeof globalThis.__tpDisarm === 'function') globalThis.__tpDisarm();
     const st = { got: false, by: '', over: false };
-    const ok = [el, ...(target.labels ? Array.from(target.labels) : [])];
+    // The content slotted into the target is the target too.
+    const ok = [el, ...(target.labels ? Array.from(target.labels) : []), ...slotted()];
     // Inside a closed shadow root, a window listener sees the host.
     for (let r = el.getRootNode(); r instanceof ShadowRoot; r = r.host.getRootNode()) {
       if (r.mode === 'closed') ok.push(r.host);
@@ -93,7 +94,31 @@ async function (opts) {
     for (; n; n = n.assignedSlot || n.parentNode || n.host) { if (n === a) return true; }
     return false;
   };
-  const inside = (h) => contains(target, h);
+  // The nodes assigned to the target's slots (a shadow-DOM button whose
+  // label is a <slot>): a hit on them is a hit on the target. A closed
+  // root hides assignedSlot from them, so they are asked from this side.
+  const slotted = () => {
+    const slots = target.tagName === 'SLOT' ? [target] : [];
+    if (target.querySelectorAll) slots.push(...target.querySelectorAll('slot'));
+    return slots.flatMap((s) => s.assignedNodes({ flatten: true }));
+  };
+  // inside: the hit at (x, y) is the target: in its composed subtree,
+  // slotted into it, or the element whose slotted text it is
+  // (elementFromPoint gives a text node's parent, here the host).
+  const inside = (h, x, y) => {
+    if (contains(target, h)) return true;
+    for (const a of slotted()) {
+      if (a === h || a.contains(h)) return true;
+      if (a.nodeType === 3 && a.parentNode === h) {
+        const r = document.createRange();
+        r.selectNodeContents(a);
+        for (const b of r.getClientRects()) {
+          if (x >= b.left && x <= b.right && y >= b.top && y <= b.bottom) return true;
+        }
+      }
+    }
+    return false;
+  };
   // inert: what makes the target inert, so it gets no pointer events: an
   // open modal dialog (showModal) it is not in, or an inert ancestor.
   const inert = () => {
@@ -128,7 +153,7 @@ async function (opts) {
       hit = inner;
     }
     const label = target.labels && hit && Array.from(target.labels).some((l) => l === hit || l.contains(hit));
-    if (!hit || (!inside(hit) && !label)) return covered(hit, '');
+    if (!hit || (!inside(hit, x, y) && !label)) return covered(hit, '');
     delete target.__tpCover;
     return null;
   };

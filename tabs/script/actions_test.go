@@ -757,3 +757,21 @@ func TestClickCoverFailsFast(t *testing.T) {
 		}
 	})
 }
+
+// TestClickSlottedShadowLabels: buttons in open and closed shadow roots
+// whose label is slotted light-DOM text or a light-DOM element are
+// clicked (they were once "covered by" their own host or label).
+func TestClickSlottedShadowLabels(t *testing.T) {
+	t.Parallel()
+	name := openAt(t, pages(t)+"/pages/slotted.html", tabs.OpenOptions{})
+	got := result(t, name, `
+const obs = await tab.observe();
+const buttons = obs.elements.filter(e => e.role === 'button');
+if (buttons.length !== 4) throw new Error('buttons: ' + JSON.stringify(buttons));
+for (const b of buttons) await tab.click(b.id, {timeout: 3000});
+await tab.click('pierce/.lbl', {timeout: 3000});
+return JSON.stringify(await tab.evaluate(() => log));`)
+	if got != `["open-text","open-el","closed-text","closed-el","open-el"]` {
+		t.Fatalf("the page logged %s", got)
+	}
+}
