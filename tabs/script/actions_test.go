@@ -775,3 +775,32 @@ return JSON.stringify(await tab.evaluate(() => log));`)
 		t.Fatalf("the page logged %s", got)
 	}
 }
+
+// TestUploadNeverSubmits: an upload aimed at a submit button, a button in
+// a form without a type, an element inside one, an input type=submit or a
+// link fails without clicking it (the form is not submitted, the page
+// stays); a button in the form that opens a file chooser by script works.
+func TestUploadNeverSubmits(t *testing.T) {
+	t.Parallel()
+	a := filepath.Join(t.TempDir(), "a.txt")
+	os.WriteFile(a, []byte("hello"), 0o600)
+	name := openAt(t, pages(t)+"/pages/upload-form.html", tabs.OpenOptions{})
+	for sel, want := range map[string]string{
+		"#send": "submits its form", "#plain": "submits its form", "#inner": "submits its form",
+		"#go": "submits its form", "#link": "follows its link (landing.html)",
+	} {
+		start := time.Now()
+		_, err := run(t, name, fmt.Sprintf(`await tab.uploadFile(%q, %q)`, sel, a), 15*time.Second)
+		if tabs.CodeOf(err) != tabs.CodeNotActionable || !strings.Contains(err.Error(), want) {
+			t.Errorf("upload to %s: %v (%s), want not_actionable, %q", sel, err, tabs.CodeOf(err), want)
+		}
+		if took := time.Since(start); took > 2*time.Second {
+			t.Errorf("upload to %s failed after %v", sel, took)
+		}
+	}
+	got := result(t, name, fmt.Sprintf(`const r = await tab.uploadFile('#attach', %q);
+return [r.via, await tab.evaluate(() => document.getElementById('o').textContent), await tab.evaluate(() => location.search), await tab.evaluate(() => document.getElementById('subs').textContent)].join('|');`, a))
+	if got != "chooser|a.txt||0" {
+		t.Fatalf("after the uploads: %q, want chooser|a.txt||0 (no submit, no navigation)", got)
+	}
+}
