@@ -804,3 +804,44 @@ return [r.via, await tab.evaluate(() => document.getElementById('o').textContent
 		t.Fatalf("after the uploads: %q, want chooser|a.txt||0 (no submit, no navigation)", got)
 	}
 }
+
+// TestDragSortable: items of sortable lists (pointer events that reorder
+// when the pointer crosses a neighbour's midpoint, HTML5 drag and drop, a
+// horizontal list) are dropped where asked: item 1 after item 2, item 3
+// before item 1, and with an offset from the target's corner.
+func TestDragSortable(t *testing.T) {
+	t.Parallel()
+	name := openAt(t, pages(t)+"/pages/sortable.html", tabs.OpenOptions{})
+	got := result(t, name, `
+const out = [];
+for (const l of ['p', 'h']) {
+  await tab.drag('#' + l + '1', '#' + l + '2', {position: 'after'});
+  out.push(await tab.evaluate((id) => order(id), l + 'list'));
+  await tab.drag('#' + l + '3', '#' + l + '1', {position: 'before'});
+  out.push(await tab.evaluate((id) => order(id), l + 'list'));
+  await tab.drag('#' + l + '4', '#' + l + '2', {offset: {x: 10, y: 3}});
+  out.push(await tab.evaluate((id) => order(id), l + 'list'));
+}
+await tab.drag('#r1', '#r2', {position: 'after'});
+out.push(await tab.evaluate(() => order('row')));
+out.push(JSON.stringify(await tab.evaluate(() => moves)));
+return out.join('|');`)
+	parts := strings.Split(got, "|")
+	want := "2,1,3,4|2,3,1,4|4,2,3,1|2,1,3,4|2,3,1,4|4,2,3,1|2,1,3"
+	if len(parts) != 8 || strings.Join(parts[:7], "|") != want {
+		t.Fatalf("orders %q, want %s", got, want)
+	}
+	var moves []int
+	if err := json.Unmarshal([]byte(parts[7]), &moves); err != nil || len(moves) != 4 || slices.Min(moves) < 10 {
+		t.Fatalf("pointer moves per drag %s, want 4 drags of at least 10 moves each", parts[7])
+	}
+	for code, want := range map[string]string{
+		`await tab.drag('#p1', '#p2', {position: 'below'})`:          "unknown position",
+		`await tab.drag('#p1', {x: 10, y: 10}, {position: 'after'})`: "not on a point",
+		`await tab.drag('#p1', '#p2', {offset: 3})`:                  "offset is {x, y}",
+	} {
+		if _, err := run(t, name, code, 10*time.Second); tabs.CodeOf(err) != tabs.CodeBadRequest || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v (%s), want bad_request, %q", code, err, tabs.CodeOf(err), want)
+		}
+	}
+}
