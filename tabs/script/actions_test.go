@@ -845,3 +845,22 @@ return out.join('|');`)
 		}
 	}
 }
+
+// TestFillCutShort: a fill that a maxlength or a mask cut short fails, and
+// the message quotes what the field holds now.
+func TestFillCutShort(t *testing.T) {
+	t.Parallel()
+	name := openAt(t, pages(t)+"/pages/fillcut.html", tabs.OpenOptions{})
+	for code, want := range map[string]string{
+		`await tab.fill('#code', 'ABCDEFGH')`:  `the field holds "ABCDE", not "ABCDEFGH": the field takes at most 5 characters (maxlength)`,
+		`await tab.fill('#zip', '12345-6789')`: `the field holds "12345", not "12345-6789": the page cut it`,
+	} {
+		_, err := run(t, name, code, 10*time.Second)
+		if tabs.CodeOf(err) != tabs.CodeNotActionable || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v (%s), want not_actionable, %q", code, err, tabs.CodeOf(err), want)
+		}
+	}
+	if got := result(t, name, `const r = await tab.fill('#code', 'ABC'); const z = await tab.fill('#zip', '12345'); const f = await tab.fill('#free', 'whole'); return [r.value, z.value, f.value].join()`); got != "ABC,12345,whole" {
+		t.Fatalf("fills that fit: %q", got)
+	}
+}
