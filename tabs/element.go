@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 	"github.com/chromedp/cdproto/accessibility"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
@@ -216,10 +218,11 @@ type actState struct {
 }
 
 // coverSettle is how long an element may stay covered by the same
-// element, with the page loaded and nothing animating, before an action
-// fails without waiting for the rest of its time: a cookie backdrop or a
-// modal dialog does not go away by itself. An element that moves, a page
-// that loads or animates, or a cover that changes keeps the whole wait.
+// element, with the page loaded, no request starting or ending and
+// nothing animating, before an action fails without waiting for the rest
+// of its time: a cookie backdrop or a modal dialog does not go away by
+// itself. An element that moves, a page that loads, fetches or animates,
+// or a cover that changes keeps the whole wait.
 const coverSettle = 1500 * time.Millisecond
 
 // callOn calls a function declaration on an element
@@ -283,6 +286,7 @@ func (t *Tab) actionable(ctx context.Context, el *element, o actOpts, wait time.
 	deadline := time.Now().Add(wait)
 	var st actState
 	var coveredSince time.Time // the same cover over a still element, since
+	net := t.netRequests()
 	for {
 		if err := t.callOn(ctx, el, actionableJS, &st, map[string]any{"enabled": o.enabled, "hitTest": o.hitTest, "arm": o.arm, "quick": o.quick}); err != nil {
 			return 0, 0, err
@@ -293,8 +297,13 @@ func (t *Tab) actionable(ctx context.Context, el *element, o actOpts, wait time.
 		if st.State == "detached" {
 			return 0, 0, gone(el)
 		}
-		if st.State != "covered" || !st.Same || st.Busy {
+		// Requests that start or end mean the page is still loading (a
+		// spinner that goes when the data is there); one that stays in
+		// flight (a long poll) does not.
+		now := t.netRequests()
+		if st.State != "covered" || !st.Same || st.Busy || !maps.Equal(now, net) {
 			coveredSince = time.Time{}
+			net = now
 		} else if coveredSince.IsZero() {
 			coveredSince = time.Now()
 		} else if time.Since(coveredSince) >= coverSettle {
@@ -326,6 +335,13 @@ func (t *Tab) actionable(ctx context.Context, el *element, o actOpts, wait time.
 		}
 	}
 	return st.X, st.Y, nil
+}
+
+// netRequests returns the set of the tab's requests in flight.
+func (t *Tab) netRequests() map[network.RequestID]string {
+	t.evMu.Lock()
+	defer t.evMu.Unlock()
+	return maps.Clone(t.inflight)
 }
 
 // verify checks, just before the mouse goes down, that el still has the
