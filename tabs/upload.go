@@ -158,10 +158,13 @@ func (t *Tab) UploadFile(ctx context.Context, tg Target, paths []string) (*Uploa
 
 // defaultActionJS says what a click on the element does by default, when
 // that has side effects: "submits its form", "resets its form" or
-// "follows its link (href)", from the first button or link among the
-// element and its ancestors (through shadow hosts); "" when nothing.
+// "follows its link (href)", from the first button, link or label with a
+// control (whose click is its control's) among the element and its
+// ancestors (through shadow hosts); "" when nothing.
 const defaultActionJS = `function(){
-  for (let n = this.nodeType === 1 ? this : this.parentElement; n; n = n.parentElement || (n.getRootNode() instanceof ShadowRoot ? n.getRootNode().host : null)) {
+  const up = (n) => n.parentElement || (n.getRootNode() instanceof ShadowRoot ? n.getRootNode().host : null);
+  for (let n = this.nodeType === 1 ? this : this.parentElement; n; n = up(n)) {
+    if (n.tagName === 'LABEL' && n.control) n = n.control;
     const tag = n.tagName;
     if ((tag === 'A' || tag === 'AREA') && n.hasAttribute('href')) return 'follows its link (' + n.getAttribute('href') + ')';
     const button = tag === 'BUTTON' || (tag === 'INPUT' && /^(submit|image|reset|button)$/.test(n.type));

@@ -781,8 +781,8 @@ return JSON.stringify(await tab.evaluate(() => log));`)
 }
 
 // TestUploadNeverSubmits: an upload aimed at a submit button, a button in
-// a form without a type, an element inside one, an input type=submit or a
-// link fails without clicking it (the form is not submitted, the page
+// a form without a type, an element inside one, an input type=submit, a
+// label of one or a link fails without clicking it (the form is not submitted, the page
 // stays); a button in the form that opens a file chooser by script works.
 func TestUploadNeverSubmits(t *testing.T) {
 	t.Parallel()
@@ -791,7 +791,7 @@ func TestUploadNeverSubmits(t *testing.T) {
 	name := openAt(t, pages(t)+"/pages/upload-form.html", tabs.OpenOptions{})
 	for sel, want := range map[string]string{
 		"#send": "submits its form", "#plain": "submits its form", "#inner": "submits its form",
-		"#go": "submits its form", "#link": "follows its link (landing.html)",
+		"#go": "submits its form", "#golabel": "submits its form", "#link": "follows its link (landing.html)",
 	} {
 		start := time.Now()
 		_, err := run(t, name, fmt.Sprintf(`await tab.uploadFile(%q, %q)`, sel, a), 15*time.Second)
