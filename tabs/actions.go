@@ -304,9 +304,11 @@ func (t *Tab) sendKey(ctx context.Context, k *kb.Key, mods int64) error {
 // the content, then inserts the text (Input.insertText) or, for an empty
 // value, deletes it. Inputs without typed text (date, time, color, range)
 // get the value set with input and change events. A field whose text does
-// not end up as value is reported as not_actionable. A native <select>
-// (or its label) gets the option whose label, else value, is value, as
-// Select does; Value is then the chosen label.
+// not end up as value is reported as not_actionable: one the page kept,
+// emptied, or cut short (maxlength, a mask), the message quoting what the
+// field holds; one the page reformatted (a phone mask) is a success with
+// a Note. A native <select> (or its label) gets the option whose label,
+// else value, is value, as Select does; Value is then the chosen label.
 func (t *Tab) Fill(ctx context.Context, tg Target, value string) (*ActionResult, error) {
 	el, before, set, err := t.prepareText(ctx, tg, value, "fill")
 	if err == errIsSelect {
@@ -341,6 +343,15 @@ func (t *Tab) Fill(ctx context.Context, tg Target, value string) (*ActionResult,
 	after := norm(*res.Value)
 	switch {
 	case after == norm(value):
+	case cut(after, norm(value)):
+		var max int
+		_ = t.callOn(ctx, el, `function(){ return this.maxLength > 0 ? this.maxLength : 0; }`, &max)
+		why := "the page cut it (an input mask or a length limit)"
+		if max > 0 {
+			why = fmt.Sprintf("the field takes at most %d characters (maxlength)", max)
+		}
+		return nil, &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("fill %s was cut short: the field holds %q, not %q: %s", el.desc, trim(*res.Value, 80), trim(value, 80), why),
+			Hint: "Give a value the field takes whole (shorter, or in the form the page expects), or check that the part it kept is enough."}
 	case after == norm(before) || after == "":
 		return nil, &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("fill %s had no effect: its text is %q, not %q (the page rejected the new text, or reformatted it to what it was)", el.desc, trim(*res.Value, 80), trim(value, 80)),
 			Hint: "The page keeps or reformats what is typed (validation, an input mask): check the value, and give it as the page expects."}
@@ -348,6 +359,28 @@ func (t *Tab) Fill(ctx context.Context, tg Target, value string) (*ActionResult,
 		res.Note = fmt.Sprintf("the page changed the text to %q", trim(*res.Value, 80))
 	}
 	return res, nil
+}
+
+// cut reports whether the field's text after is what a length limit or
+// a mask left of value: a shorter beginning of it, also when only letters
+// and digits are compared (a mask's own separators aside).
+func cut(after, value string) bool {
+	if after == "" || len(after) >= len(value) {
+		return false
+	}
+	if strings.HasPrefix(value, after) {
+		return true
+	}
+	alnum := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			if unicode.IsLetter(r) || unicode.IsDigit(r) {
+				return r
+			}
+			return -1
+		}, s)
+	}
+	a, v := alnum(after), alnum(value)
+	return a != "" && len(a) < len(v) && strings.HasPrefix(v, a)
 }
 
 // errIsSelect tells Fill that its target is a native <select>.

@@ -38,28 +38,57 @@ func (e DragEnd) String() string {
 // given.
 const DefaultDragSteps = 10
 
-// Drag drags from one end to the other with the left mouse button: press
-// at from, move in steps (default 10), release at to. An element end is
-// its centre; the from element must be actionable (visible, stable,
-// receiving the pointer) and is scrolled into view, and the to element is
-// scrolled into view when it is not, so that both are in the viewport at
-// once. Pages that listen to mouse events (sliders, sortable lists) get
-// them; HTML5 drag and drop (draggable, dragstart, drop) gets the drag
-// events with a DataTransfer (chromedp.DragAndDropXY: Input.setInterceptDrags,
+// DragOptions tune a drag.
+type DragOptions struct {
+	// Steps is the number of mouse moves between the press and the
+	// release (default DefaultDragSteps).
+	Steps int
+	// Position is where on a to element the drag ends: "" or "center" its
+	// centre; "before" in its first part along the list it is in (25% of
+	// its height in a vertical list, of its width in a horizontal one),
+	// "after" in its last part (75%), past the midpoint sortable lists
+	// reorder on. The list's axis is where the element's nearest visible
+	// sibling is: beside it, horizontal; else vertical.
+	Position string
+	// Offset, when set, is the end point relative to the to element's
+	// top-left corner, in CSS pixels; it overrides Position.
+	Offset *Point
+}
+
+// Drag drags from one end to the other with the left mouse button: move
+// to from, press, move in o.Steps steps (default 10), release at to. An
+// element end is its centre, or for to the point o.Position or o.Offset
+// names; the from element must be actionable (visible, stable, receiving
+// the pointer) and is scrolled into view, and the to element is scrolled
+// into view when it is not, so that both are in the viewport at once.
+// Pages that listen to pointer and mouse events (sliders, sortable lists)
+// get them, one mousemove per step; HTML5 drag and drop (draggable,
+// dragstart, drop) gets the drag events with a DataTransfer
+// (chromedp.DragAndDropXY: Input.setInterceptDrags,
 // Input.dispatchDragEvent).
 //
 // Errors: element_not_found, stale_element, not_actionable (covered,
 // hidden, or the two ends do not fit in the viewport together),
-// bad_request for a point outside the viewport.
-func (t *Tab) Drag(ctx context.Context, from, to DragEnd, steps int) (*ActionResult, error) {
+// bad_request for a point outside the viewport, an unknown position, or a
+// position or offset with a point as to.
+func (t *Tab) Drag(ctx context.Context, from, to DragEnd, o DragOptions) (*ActionResult, error) {
 	if err := t.dialogBlock(); err != nil {
 		return nil, err
 	}
+	steps := o.Steps
 	if steps <= 0 {
 		steps = DefaultDragSteps
 	}
 	if (from.Target == nil && from.Point == nil) || (to.Target == nil && to.Point == nil) {
 		return nil, Errorf(CodeBadRequest, "drag needs two ends: element targets or {x, y} points")
+	}
+	switch o.Position {
+	case "", "center", "before", "after":
+	default:
+		return nil, Errorf(CodeBadRequest, "drag: unknown position %q: use \"before\", \"after\" or \"center\"", o.Position)
+	}
+	if to.Target == nil && (o.Offset != nil || (o.Position != "" && o.Position != "center")) {
+		return nil, Errorf(CodeBadRequest, "drag: position and offset place the end on a to element, not on a point")
 	}
 	var fx, fy, tx, ty float64
 	var fromEl *element
@@ -78,7 +107,7 @@ func (t *Tab) Drag(ctx context.Context, from, to DragEnd, steps int) (*ActionRes
 		if err != nil {
 			return nil, fmt.Errorf("drag to %s: %w", to, err)
 		}
-		x, y, err := t.center(ctx, el)
+		x, y, err := t.dropPoint(ctx, el, o)
 		if err != nil {
 			return nil, err
 		}
@@ -86,7 +115,7 @@ func (t *Tab) Drag(ctx context.Context, from, to DragEnd, steps int) (*ActionRes
 			if err := t.callOn(ctx, el, `function(){ (this.nodeType === 1 ? this : this.parentElement).scrollIntoView({block: 'nearest', inline: 'nearest', behavior: 'instant'}); }`, nil); err != nil {
 				return nil, err
 			}
-			if x, y, err = t.center(ctx, el); err != nil {
+			if x, y, err = t.dropPoint(ctx, el, o); err != nil {
 				return nil, err
 			}
 			if fromEl != nil {
@@ -109,6 +138,11 @@ func (t *Tab) Drag(ctx context.Context, from, to DragEnd, steps int) (*ActionRes
 	}
 	nav := t.navMark()
 	err := t.blocking(ctx, func(ctx context.Context) error {
+		// The pointer comes to the element before the button goes down,
+		// as a person's does (pointerover/enter, hover states).
+		if err := t.mouse(ctx, input.DispatchMouseEventTypeMouseMoved, fx, fy, 0); err != nil {
+			return err
+		}
 		_, err := chromedp.DragAndDropXY(fx, fy, tx, ty, steps)(ctx, t.target)
 		return err
 	})
@@ -123,6 +157,46 @@ func (t *Tab) Drag(ctx context.Context, from, to DragEnd, steps int) (*ActionRes
 	}
 	t.noteNavigation(ctx, nav, res)
 	return res, nil
+}
+
+// dropPoint is where a drag onto el ends, in top-level viewport CSS
+// pixels: the centre of its first content quad (DOM.getContentQuads), or
+// the point o.Position or o.Offset names in that quad's bounding box.
+// Errors: not_actionable when el has no box.
+func (t *Tab) dropPoint(ctx context.Context, el *element, o DragOptions) (float64, float64, error) {
+	x0, y0, x1, y1, err := t.bounds(ctx, el)
+	if err != nil {
+		return 0, 0, err
+	}
+	if o.Offset != nil {
+		return x0 + o.Offset.X, y0 + o.Offset.Y, nil
+	}
+	cx, cy := (x0+x1)/2, (y0+y1)/2
+	frac := map[string]float64{"before": 0.25, "after": 0.75}[o.Position]
+	if frac == 0 {
+		return cx, cy, nil
+	}
+	var horizontal bool
+	const axis = `function(){
+  const e = this.nodeType === 1 ? this : this.parentElement;
+  const r = e.getBoundingClientRect();
+  const sibs = [];
+  for (let s = e.previousElementSibling; s && sibs.length < 3; s = s.previousElementSibling) sibs.push(s);
+  for (let s = e.nextElementSibling; s && sibs.length < 6; s = s.nextElementSibling) sibs.push(s);
+  for (const s of sibs) {
+    const b = s.getBoundingClientRect();
+    if (b.width === 0 || b.height === 0) continue;
+    return Math.abs((b.left + b.width / 2) - (r.left + r.width / 2)) > Math.abs((b.top + b.height / 2) - (r.top + r.height / 2));
+  }
+  return false;
+}`
+	if err := t.callOn(ctx, el, axis, &horizontal); err != nil {
+		return 0, 0, err
+	}
+	if horizontal {
+		return x0 + (x1-x0)*frac, cy, nil
+	}
+	return cx, y0 + (y1-y0)*frac, nil
 }
 
 func inside(x, y, w, h float64) bool { return x >= 0 && y >= 0 && x <= w && y <= h }
@@ -155,6 +229,26 @@ func (t *Tab) center(ctx context.Context, el *element) (float64, float64, error)
 		return 0, 0, &Error{Code: CodeNotActionable, Msg: el.desc + " has no layout box"}
 	}
 	return x, y, nil
+}
+
+// bounds returns the bounding box (left, top, right, bottom) of an
+// element's first content quad in top-level viewport CSS pixels
+// (DOM.getContentQuads). Errors: not_actionable when it has no box.
+func (t *Tab) bounds(ctx context.Context, el *element) (x0, y0, x1, y1 float64, err error) {
+	q, err := t.contentQuads(ctx, el)
+	if err != nil || len(q.Quads) == 0 || len(q.Quads[0]) != 8 {
+		return 0, 0, 0, 0, &Error{Code: CodeNotActionable, Msg: el.desc + " has no layout box (hidden or detached)"}
+	}
+	b := q.Quads[0]
+	x0, y0, x1, y1 = b[0], b[1], b[0], b[1]
+	for i := 2; i < 8; i += 2 {
+		x0, x1 = min(x0, b[i]), max(x1, b[i])
+		y0, y1 = min(y0, b[i+1]), max(y1, b[i+1])
+	}
+	if math.IsNaN(x0+y0+x1+y1) || x1 <= x0 || y1 <= y0 {
+		return 0, 0, 0, 0, &Error{Code: CodeNotActionable, Msg: el.desc + " has no layout box"}
+	}
+	return x0, y0, x1, y1, nil
 }
 
 // ScrollIntoView scrolls the element into the middle of the viewport,

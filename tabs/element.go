@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 	"github.com/chromedp/cdproto/accessibility"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
@@ -208,7 +210,22 @@ type actState struct {
 	Box []float64 `json:"box"`
 	// Top is true when X and Y are already top-level viewport CSS pixels.
 	Top bool `json:"top"`
+	// Why says what covers the element: "" another element at its
+	// centre, "modal" a modal dialog it is outside of, "inert" an inert
+	// ancestor. Same is true when the last check saw the same cover over
+	// the same box; Busy while the document loads or animates.
+	Why  string `json:"why"`
+	Same bool   `json:"same"`
+	Busy bool   `json:"busy"`
 }
+
+// coverSettle is how long an element may stay covered by the same
+// element, with the page loaded, no request starting or ending and
+// nothing animating, before an action fails without waiting for the rest
+// of its time: a cookie backdrop or a modal dialog does not go away by
+// itself. An element that moves, a page that loads, fetches or animates,
+// or a cover that changes keeps the whole wait.
+const coverSettle = 1500 * time.Millisecond
 
 // callOn calls a function declaration on an element
 // (Runtime.callFunctionOn, awaiting promises, result by value) and decodes
@@ -263,10 +280,15 @@ type actOpts struct {
 // stable, enabled (when asked) and receives the pointer at its centre, and
 // returns that point in top-level viewport CSS pixels (DOM.getContentQuads).
 // Errors: stale_element (detached number), not_actionable naming the
-// reason (hidden, disabled, moving, or covered by another element).
+// reason (hidden, disabled, moving, covered by another element, or inert
+// under a modal dialog or an inert ancestor). A cover that stays the same
+// over a still element of a loaded, unanimated page fails after
+// coverSettle, not after wait.
 func (t *Tab) actionable(ctx context.Context, el *element, o actOpts, wait time.Duration) (float64, float64, error) {
 	deadline := time.Now().Add(wait)
 	var st actState
+	var coveredSince time.Time // the same cover over a still element, since
+	net := t.netRequests()
 	for {
 		if err := t.callOn(ctx, el, actionableJS, &st, map[string]any{"enabled": o.enabled, "hitTest": o.hitTest, "arm": o.arm, "quick": o.quick}); err != nil {
 			return 0, 0, err
@@ -276,6 +298,18 @@ func (t *Tab) actionable(ctx context.Context, el *element, o actOpts, wait time.
 		}
 		if st.State == "detached" {
 			return 0, 0, gone(el)
+		}
+		// Requests that start or end mean the page is still loading (a
+		// spinner that goes when the data is there); one that stays in
+		// flight (a long poll) does not.
+		now := t.netRequests()
+		if st.State != "covered" || !st.Same || st.Busy || !maps.Equal(now, net) {
+			coveredSince = time.Time{}
+			net = now
+		} else if coveredSince.IsZero() {
+			coveredSince = time.Now()
+		} else if time.Since(coveredSince) >= coverSettle {
+			return 0, 0, notActionable(el, &st)
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			return 0, 0, notActionable(el, &st)
@@ -303,6 +337,13 @@ func (t *Tab) actionable(ctx context.Context, el *element, o actOpts, wait time.
 		}
 	}
 	return st.X, st.Y, nil
+}
+
+// netRequests returns the set of the tab's requests in flight.
+func (t *Tab) netRequests() map[network.RequestID]string {
+	t.evMu.Lock()
+	defer t.evMu.Unlock()
+	return maps.Clone(t.inflight)
 }
 
 // verify checks, just before the mouse goes down, that el still has the
@@ -336,7 +377,7 @@ func gone(el *element) error {
 }
 
 func notActionable(el *element, st *actState) error {
-	var why string
+	var why, hint string
 	switch st.State {
 	case "hidden":
 		why = "is not visible (zero size, display:none or visibility:hidden)"
@@ -345,7 +386,15 @@ func notActionable(el *element, st *actState) error {
 	case "unstable":
 		why = "is still moving (animating)"
 	case "covered":
-		why = "is covered by " + st.By + ", which would receive the click; close or remove it first"
+		switch st.Why {
+		case "modal":
+			why = "is outside the open modal dialog " + st.By + ": the rest of the page is inert and gets no clicks while it is open; close the dialog first"
+		case "inert":
+			why = "is inert (inside " + st.By + ", which has the inert attribute): it gets no clicks"
+		default:
+			why = "is covered by " + st.By + ", which would receive the click; close or remove it first"
+		}
+		hint = "Click the overlay's own button first (observe lists it: accept, close, dismiss). A cover that stays " + coverSettle.String() + " fails the action without waiting for its timeout."
 	default:
 		why = "is not actionable (" + st.State + ")"
 	}
@@ -353,5 +402,5 @@ func notActionable(el *element, st *actState) error {
 	if st.Tag != "" {
 		name += " (" + st.Tag + ")"
 	}
-	return &Error{Code: CodeNotActionable, Msg: name + " " + why}
+	return &Error{Code: CodeNotActionable, Msg: name + " " + why, Hint: hint}
 }

@@ -34,9 +34,14 @@ const fileChooserWait = 3 * time.Second
 // (Page.setInterceptFileChooserDialog, Page.fileChooserOpened). Relative
 // paths are resolved against the working directory.
 //
+// A target that is none of these and whose click submits a form or
+// follows a link (a submit button, a button in a form without a type, a
+// link with href, an input type=submit or image) is never clicked.
+//
 // Errors: bad_request for no path, a missing file or a directory, or
 // several files for a single-file input; not_actionable for a disabled
-// input, or when clicking the target opened no file chooser.
+// input, a target whose click would submit a form or follow a link, or
+// when clicking the target opened no file chooser.
 func (t *Tab) UploadFile(ctx context.Context, tg Target, paths []string) (*UploadResult, error) {
 	if len(paths) == 0 {
 		return nil, Errorf(CodeBadRequest, "uploadFile needs at least one file path")
@@ -98,7 +103,17 @@ func (t *Tab) UploadFile(ctx context.Context, tg Target, paths []string) (*Uploa
 		return res, nil
 	}
 	// A control that opens a file chooser: click it with the chooser
-	// intercepted.
+	// intercepted, unless the click would submit a form or follow a
+	// link (the probe must have no side effects).
+	var action string
+	if err := t.callOn(ctx, el, defaultActionJS, &action); err != nil {
+		return nil, err
+	}
+	if action != "" {
+		return nil, &Error{Code: CodeNotActionable,
+			Msg:  fmt.Sprintf("cannot upload to %s: it is not a file input, does not label or wrap one, and clicking it %s, so it was not clicked to look for a file chooser", el.desc, action),
+			Hint: "Target the <input type=file> itself (it may be hidden: a selector such as input[type=file] finds it), its <label>, or the element that opens the file chooser."}
+	}
 	res.Via = "chooser"
 	chooser, stop := t.target.Subscribe(page.FileChooserOpened.Method)
 	defer stop()
@@ -140,6 +155,27 @@ func (t *Tab) UploadFile(ctx context.Context, tg Target, paths []string) (*Uploa
 		return nil, &Error{Code: CodeTimeout, Msg: "uploadFile: no file chooser within the timeout", Err: ctx.Err()}
 	}
 }
+
+// defaultActionJS says what a click on the element does by default, when
+// that has side effects: "submits its form", "resets its form" or
+// "follows its link (href)", from the first button, link or label with a
+// control (whose click is its control's) among the element and its
+// ancestors (through shadow hosts); "" when nothing.
+const defaultActionJS = `function(){
+  const up = (n) => n.parentElement || (n.getRootNode() instanceof ShadowRoot ? n.getRootNode().host : null);
+  for (let n = this.nodeType === 1 ? this : this.parentElement; n; n = up(n)) {
+    if (n.tagName === 'LABEL' && n.control) n = n.control;
+    const tag = n.tagName;
+    if ((tag === 'A' || tag === 'AREA') && n.hasAttribute('href')) return 'follows its link (' + n.getAttribute('href') + ')';
+    const button = tag === 'BUTTON' || (tag === 'INPUT' && /^(submit|image|reset|button)$/.test(n.type));
+    if (!button) continue;
+    if (!n.form) return '';
+    if (n.type === 'submit' || n.type === 'image') return 'submits its form';
+    if (n.type === 'reset') return 'resets its form';
+    return '';
+  }
+  return '';
+}`
 
 func (t *Tab) setFiles(ctx context.Context, sess *chromedp.Target, p dom.SetFileInputFilesParams) error {
 	err := t.blocking(ctx, func(ctx context.Context) error {

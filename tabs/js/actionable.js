@@ -3,9 +3,12 @@
 // the element into view (nested scroll containers included), then reports
 // one state: "detached", "hidden", "disabled",
 // "unstable", "covered" (with a description of the element that receives
-// the pointer at the centre), or "ok" with the centre point in the frame's
-// viewport coordinates (of the element's first box, as
-// DOM.getContentQuads gives it) and top=true when that frame is the
+// the pointer at the centre, or of what makes the target inert: why is
+// "modal" for an open modal dialog it is outside of, "inert" for an inert
+// ancestor; same when the last check saw the same cover over the same
+// box, busy while the document loads or animates), or "ok" with the
+// centre point in the frame's viewport coordinates (of the element's first
+// box, as DOM.getContentQuads gives it) and top=true when that frame is the
 // top-level one at scale 1, so the point needs no mapping. With opts.arm
 // it also arms the click (el.__tpClick, see arm below), so the caller can
 // tell whether the click that follows reached the element.
@@ -35,7 +38,8 @@ async function (opts) {
   const arm = (target) => {
     if (typeof globalThis.__tpDisarm === 'function') globalThis.__tpDisarm();
     const st = { got: false, by: '', over: false };
-    const ok = [el, ...(target.labels ? Array.from(target.labels) : [])];
+    // The content slotted into the target is the target too.
+    const ok = [el, ...(target.labels ? Array.from(target.labels) : []), ...slotted()];
     // Inside a closed shadow root, a window listener sees the host.
     for (let r = el.getRootNode(); r instanceof ShadowRoot; r = r.host.getRootNode()) {
       if (r.mode === 'closed') ok.push(r.host);
@@ -84,7 +88,62 @@ async function (opts) {
   if (!target) return { state: 'hidden' };
   const rect = () => { const r = target.getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; };
   const moved = (a, b) => a.some((v, i) => Math.abs(v - b[i]) > 0.5);
+  // contains: whether n is in a's subtree in the composed tree (through
+  // slots and shadow hosts).
+  const contains = (a, n) => {
+    for (; n; n = n.assignedSlot || n.parentNode || n.host) { if (n === a) return true; }
+    return false;
+  };
+  // The nodes assigned to the target's slots (a shadow-DOM button whose
+  // label is a <slot>): a hit on them is a hit on the target. A closed
+  // root hides assignedSlot from them, so they are asked from this side.
+  const slotted = () => {
+    const slots = target.tagName === 'SLOT' ? [target] : [];
+    if (target.querySelectorAll) slots.push(...target.querySelectorAll('slot'));
+    return slots.flatMap((s) => s.assignedNodes({ flatten: true }));
+  };
+  // inside: the hit at (x, y) is the target: in its composed subtree,
+  // slotted into it, or the element whose slotted text it is
+  // (elementFromPoint gives a text node's parent, here the host).
+  const inside = (h, x, y) => {
+    if (contains(target, h)) return true;
+    for (const a of slotted()) {
+      if (a === h || a.contains(h)) return true;
+      if (a.nodeType === 3 && a.parentNode === h) {
+        const r = document.createRange();
+        r.selectNodeContents(a);
+        for (const b of r.getClientRects()) {
+          if (x >= b.left && x <= b.right && y >= b.top && y <= b.bottom) return true;
+        }
+      }
+    }
+    return false;
+  };
+  // inert: what makes the target inert, so it gets no pointer events: an
+  // open modal dialog (showModal) it is not in, or an inert ancestor.
+  const inert = () => {
+    for (const m of document.querySelectorAll(':modal')) {
+      if (!contains(m, target)) return { el: m, why: 'modal' };
+    }
+    for (let n = target; n; n = n.assignedSlot || n.parentNode || n.host) {
+      if (n.nodeType === 1 && n.inert) return { el: n, why: 'inert' };
+    }
+    return null;
+  };
+  // covered reports the element in the way, and whether it is the one the
+  // last check saw with the target's box unchanged (same: the cover
+  // stays; the caller fails fast on a cover that stays).
+  const covered = (cover, why) => {
+    const prev = target.__tpCover;
+    const box = rect();
+    const same = !!prev && prev.cover === cover && !moved(prev.box, box);
+    target.__tpCover = { cover, box };
+    const busy = document.readyState !== 'complete' || !document.getAnimations || document.getAnimations().length > 0;
+    return { state: 'covered', by: describe(cover), why, same, busy, tag: describe(target) };
+  };
   const hitTest = (x, y) => {
+    const ine = inert();
+    if (ine) return covered(ine.el, ine.why);
     let root = target.getRootNode();
     let hit = (root.elementFromPoint ? root : document).elementFromPoint(x, y);
     // Descend into open shadow roots at the point.
@@ -93,14 +152,9 @@ async function (opts) {
       if (!inner || inner === hit) break;
       hit = inner;
     }
-    const inside = (h) => {
-      for (let n = h; n; n = n.parentNode || n.host) { if (n === target) return true; }
-      return false;
-    };
     const label = target.labels && hit && Array.from(target.labels).some((l) => l === hit || l.contains(hit));
-    if (!hit || (!inside(hit) && !label)) {
-      return { state: 'covered', by: describe(hit), tag: describe(target) };
-    }
+    if (!hit || (!inside(hit, x, y) && !label)) return covered(hit, '');
+    delete target.__tpCover;
     return null;
   };
   // opts.verify: the box an earlier call returned, checked again just

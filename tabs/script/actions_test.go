@@ -707,3 +707,164 @@ return JSON.stringify(log);`)
 		}
 	}
 }
+
+// TestClickCoverFailsFast: a click on an element under a cover that stays
+// (a cookie backdrop, a modal dialog, an inert background) fails naming
+// the cover after a short settle, not after the whole timeout; a cover
+// that goes away after 500 ms, or once the page's requests (2.4 s of
+// them) are done, lets the click through, and a target that keeps moving
+// keeps its whole wait.
+func TestClickCoverFailsFast(t *testing.T) {
+	t.Parallel()
+	base := pages(t) + "/pages/covers.html?cover="
+	for _, c := range []struct{ cover, want string }{
+		{"cookie", "div#cookie-backdrop.backdrop"},
+		{"modal", "outside the open modal dialog dialog#consent"},
+		{"inert", "is inert (inside main#page"},
+	} {
+		t.Run(c.cover, func(t *testing.T) {
+			name := openAt(t, base+c.cover, tabs.OpenOptions{})
+			start := time.Now()
+			_, err := run(t, name, `await tab.click('#buy')`, 40*time.Second)
+			took := time.Since(start)
+			if tabs.CodeOf(err) != tabs.CodeNotActionable || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("click: %v (%s), want not_actionable with %q", err, tabs.CodeOf(err), c.want)
+			}
+			t.Logf("the click failed after %v", took)
+			if took > 4*time.Second {
+				t.Errorf("the click failed after %v, want well under 5s", took)
+			}
+			if got := pageText(t, name, "out"); got != "not bought" {
+				t.Errorf("the covered click went through: %q", got)
+			}
+		})
+	}
+	for _, c := range []string{"brief", "fetching"} {
+		t.Run(c, func(t *testing.T) {
+			name := openAt(t, base+c, tabs.OpenOptions{})
+			result(t, name, `await tab.click('#buy'); return 'ok'`)
+			if got := pageText(t, name, "out"); got != "bought" {
+				t.Fatalf("page says %q, want bought", got)
+			}
+		})
+	}
+	t.Run("moving", func(t *testing.T) {
+		name := openAt(t, base+"moving", tabs.OpenOptions{})
+		start := time.Now()
+		_, err := run(t, name, `await tab.click('#mover', {timeout: 3000})`, 40*time.Second)
+		took := time.Since(start)
+		if tabs.CodeOf(err) != tabs.CodeNotActionable {
+			t.Fatalf("click: %v (%s), want not_actionable", err, tabs.CodeOf(err))
+		}
+		if took < 2900*time.Millisecond {
+			t.Errorf("a moving target failed after %v, before its 3s timeout", took)
+		}
+	})
+}
+
+// TestClickSlottedShadowLabels: buttons in open and closed shadow roots
+// whose label is slotted light-DOM text or a light-DOM element are
+// clicked (they were once "covered by" their own host or label).
+func TestClickSlottedShadowLabels(t *testing.T) {
+	t.Parallel()
+	name := openAt(t, pages(t)+"/pages/slotted.html", tabs.OpenOptions{})
+	got := result(t, name, `
+const obs = await tab.observe();
+const buttons = obs.elements.filter(e => e.role === 'button');
+if (buttons.length !== 4) throw new Error('buttons: ' + JSON.stringify(buttons));
+for (const b of buttons) await tab.click(b.id, {timeout: 3000});
+await tab.click('pierce/.lbl', {timeout: 3000});
+return JSON.stringify(await tab.evaluate(() => log));`)
+	if got != `["open-text","open-el","closed-text","closed-el","open-el"]` {
+		t.Fatalf("the page logged %s", got)
+	}
+}
+
+// TestUploadNeverSubmits: an upload aimed at a submit button, a button in
+// a form without a type, an element inside one, an input type=submit, a
+// label of one or a link fails without clicking it (the form is not submitted, the page
+// stays); a button in the form that opens a file chooser by script works.
+func TestUploadNeverSubmits(t *testing.T) {
+	t.Parallel()
+	a := filepath.Join(t.TempDir(), "a.txt")
+	os.WriteFile(a, []byte("hello"), 0o600)
+	name := openAt(t, pages(t)+"/pages/upload-form.html", tabs.OpenOptions{})
+	for sel, want := range map[string]string{
+		"#send": "submits its form", "#plain": "submits its form", "#inner": "submits its form",
+		"#go": "submits its form", "#golabel": "submits its form", "#link": "follows its link (landing.html)",
+	} {
+		start := time.Now()
+		_, err := run(t, name, fmt.Sprintf(`await tab.uploadFile(%q, %q)`, sel, a), 15*time.Second)
+		if tabs.CodeOf(err) != tabs.CodeNotActionable || !strings.Contains(err.Error(), want) {
+			t.Errorf("upload to %s: %v (%s), want not_actionable, %q", sel, err, tabs.CodeOf(err), want)
+		}
+		if took := time.Since(start); took > 2*time.Second {
+			t.Errorf("upload to %s failed after %v", sel, took)
+		}
+	}
+	got := result(t, name, fmt.Sprintf(`const r = await tab.uploadFile('#attach', %q);
+return [r.via, await tab.evaluate(() => document.getElementById('o').textContent), await tab.evaluate(() => location.search), await tab.evaluate(() => document.getElementById('subs').textContent)].join('|');`, a))
+	if got != "chooser|a.txt||0" {
+		t.Fatalf("after the uploads: %q, want chooser|a.txt||0 (no submit, no navigation)", got)
+	}
+}
+
+// TestDragSortable: items of sortable lists (pointer events that reorder
+// when the pointer crosses a neighbour's midpoint, HTML5 drag and drop, a
+// horizontal list) are dropped where asked: item 1 after item 2, item 3
+// before item 1, and with an offset from the target's corner.
+func TestDragSortable(t *testing.T) {
+	t.Parallel()
+	name := openAt(t, pages(t)+"/pages/sortable.html", tabs.OpenOptions{})
+	got := result(t, name, `
+const out = [];
+for (const l of ['p', 'h']) {
+  await tab.drag('#' + l + '1', '#' + l + '2', {position: 'after'});
+  out.push(await tab.evaluate((id) => order(id), l + 'list'));
+  await tab.drag('#' + l + '3', '#' + l + '1', {position: 'before'});
+  out.push(await tab.evaluate((id) => order(id), l + 'list'));
+  await tab.drag('#' + l + '4', '#' + l + '2', {offset: {x: 10, y: 3}});
+  out.push(await tab.evaluate((id) => order(id), l + 'list'));
+}
+await tab.drag('#r1', '#r2', {position: 'after'});
+out.push(await tab.evaluate(() => order('row')));
+out.push(JSON.stringify(await tab.evaluate(() => moves)));
+return out.join('|');`)
+	parts := strings.Split(got, "|")
+	want := "2,1,3,4|2,3,1,4|4,2,3,1|2,1,3,4|2,3,1,4|4,2,3,1|2,1,3"
+	if len(parts) != 8 || strings.Join(parts[:7], "|") != want {
+		t.Fatalf("orders %q, want %s", got, want)
+	}
+	var moves []int
+	if err := json.Unmarshal([]byte(parts[7]), &moves); err != nil || len(moves) != 4 || slices.Min(moves) < 10 {
+		t.Fatalf("pointer moves per drag %s, want 4 drags of at least 10 moves each", parts[7])
+	}
+	for code, want := range map[string]string{
+		`await tab.drag('#p1', '#p2', {position: 'below'})`:          "unknown position",
+		`await tab.drag('#p1', {x: 10, y: 10}, {position: 'after'})`: "not on a point",
+		`await tab.drag('#p1', '#p2', {offset: 3})`:                  "offset is {x, y}",
+	} {
+		if _, err := run(t, name, code, 10*time.Second); tabs.CodeOf(err) != tabs.CodeBadRequest || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v (%s), want bad_request, %q", code, err, tabs.CodeOf(err), want)
+		}
+	}
+}
+
+// TestFillCutShort: a fill that a maxlength or a mask cut short fails, and
+// the message quotes what the field holds now.
+func TestFillCutShort(t *testing.T) {
+	t.Parallel()
+	name := openAt(t, pages(t)+"/pages/fillcut.html", tabs.OpenOptions{})
+	for code, want := range map[string]string{
+		`await tab.fill('#code', 'ABCDEFGH')`:  `the field holds "ABCDE", not "ABCDEFGH": the field takes at most 5 characters (maxlength)`,
+		`await tab.fill('#zip', '12345-6789')`: `the field holds "12345", not "12345-6789": the page cut it`,
+	} {
+		_, err := run(t, name, code, 10*time.Second)
+		if tabs.CodeOf(err) != tabs.CodeNotActionable || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v (%s), want not_actionable, %q", code, err, tabs.CodeOf(err), want)
+		}
+	}
+	if got := result(t, name, `const r = await tab.fill('#code', 'ABC'); const z = await tab.fill('#zip', '12345'); const f = await tab.fill('#free', 'whole'); return [r.value, z.value, f.value].join()`); got != "ABC,12345,whole" {
+		t.Fatalf("fills that fit: %q", got)
+	}
+}

@@ -212,13 +212,25 @@ func (s *Script) setup(vm *goja.Runtime) error {
 		if err != nil {
 			return s.reject(err)
 		}
-		steps := int(optNum(vm, c.Argument(2), "steps", 0))
+		o := tabs.DragOptions{
+			Steps:    int(optNum(vm, c.Argument(2), "steps", 0)),
+			Position: optString(vm, c.Argument(2), "position", ""),
+		}
+		if opts := objArg(vm, c.Argument(2)); opts != nil {
+			if v := opts.Get("offset"); v != nil && !goja.IsUndefined(v) && !goja.IsNull(v) {
+				end, err := dragEndArg(v)
+				if err != nil || end.Point == nil {
+					return s.reject(tabs.Errorf(tabs.CodeBadRequest, "drag: offset is {x, y}, in CSS pixels from the to element's top-left corner"))
+				}
+				o.Offset = end.Point
+			}
+		}
 		d := msOpt(vm, c.Argument(2), "timeout")
 		return s.async(s.audited("drag", fmt.Sprint(from, " -> ", to), "", func(ctx context.Context) (any, error) {
 			if d > 0 {
 				ctx = tabs.WithActionTimeout(ctx, d)
 			}
-			return t.Drag(ctx, from, to, steps)
+			return t.Drag(ctx, from, to, o)
 		}))
 	})
 	method("waitFor", func(c goja.FunctionCall) goja.Value {

@@ -25,7 +25,8 @@
 //	fill(T, value, {timeout}) press(key, {selector, timeout})
 //	scrollIntoView(T) → {target}
 //	scroll(dx, dy, {selector}) → {x, y}            (wheel over the element)
-//	drag(from, to, {steps, timeout})               (T or {x, y} points)
+//	drag(from, to, {steps, timeout, position: before|after|center, offset: {x, y}})
+//	  (T or {x, y} points; position and offset place the end on a to element)
 //	select(T, ...values) → {target, selected, values}
 //	uploadFile(T, ...paths) → {target, files, via: "input"|"chooser"}
 //	clickAt(x, y, {screenshot: id|true}) → {x, y, element, dialog, navigated}
