@@ -116,6 +116,9 @@ type ObserveRequest struct {
 	Query        string `json:"query,omitempty"`
 	Since        string `json:"since,omitempty"`
 	Scroll       bool   `json:"scroll,omitempty"`
+	// Boxes gives every element its box (x, y, width, height in CSS
+	// pixels of the viewport).
+	Boxes bool `json:"boxes,omitempty"`
 }
 
 // ScreenshotRequest takes a screenshot of the viewport, the full page or one element.

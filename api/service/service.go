@@ -585,7 +585,7 @@ func (s *Service) Observe(ctx context.Context, r *api.ObserveRequest) *api.Resul
 	var text string
 	var details map[string]any
 	err := s.do(ctx, name, r.Timeout, func(ctx context.Context, t *tabs.Tab) error {
-		obs, err := t.Observe(ctx, tabs.ObserveOptions{IncludeAll: r.IncludeAll, ViewportOnly: r.ViewportOnly, MaxTokens: r.MaxTokens, Query: r.Query, Scroll: r.Scroll, Since: r.Since})
+		obs, err := t.Observe(ctx, tabs.ObserveOptions{IncludeAll: r.IncludeAll, ViewportOnly: r.ViewportOnly, MaxTokens: r.MaxTokens, Query: r.Query, Scroll: r.Scroll, Since: r.Since, Boxes: r.Boxes})
 		if err != nil {
 			return err
 		}

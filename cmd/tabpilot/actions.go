@@ -500,6 +500,8 @@ func observeFlags(_ *cli, fs *flag.FlagSet, _ *invocation) func([]string, api.Co
 	viewportOnly := fs.Bool("viewport-only", false, "only what intersects the viewport")
 	query := fs.String("query", "", "only elements whose name or text matches `Q`")
 	maxTokens := fs.Int("max-tokens", 0, "the budget of the rendering in `tokens` (default 6000)")
+	scroll := fs.Bool("scroll", false, "first scroll every scroll container through, collecting what virtualised lists render")
+	boxes := fs.Bool("boxes", false, "give every element its box (box=X,Y,WxH in CSS pixels)")
 	return func(pos []string, common api.Common) (any, error) {
 		if len(pos) > 0 {
 			return nil, usagef("unexpected argument %q", pos[0])
@@ -507,7 +509,7 @@ func observeFlags(_ *cli, fs *flag.FlagSet, _ *invocation) func([]string, api.Co
 		if *maxTokens < 0 {
 			return nil, usagef("--max-tokens %d is negative", *maxTokens)
 		}
-		return api.ObserveRequest{Common: common, IncludeAll: *all, ViewportOnly: *viewportOnly, Query: *query, MaxTokens: *maxTokens}, nil
+		return api.ObserveRequest{Common: common, IncludeAll: *all, ViewportOnly: *viewportOnly, Query: *query, MaxTokens: *maxTokens, Scroll: *scroll, Boxes: *boxes}, nil
 	}
 }
 

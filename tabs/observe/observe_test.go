@@ -658,7 +658,7 @@ func TestTextFormat(t *testing.T) {
 			{ID: 10, Role: "link", Name: "Cart", href: "http://x/other"},
 			{Role: "button", Name: "Unnumbered"},
 		}, Omitted: 3}
-	want := `page "A \"quoted\" title" http://x/ viewport=800x600 scroll=0,10/800x2000
+	want := `page "A \"quoted\" title" http://x/ viewport=800x600 scroll=0,10/800x2000 scrollable 1%/1390px below
 frames: f1="my frame"
 1 [say "hi" \\ now] disabled pressed
 2 h2 "Head"

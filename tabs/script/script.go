@@ -13,7 +13,8 @@
 //
 //	url() → string  title() → string
 //	goto(url, {waitUntil: load|domcontentloaded|networkidle0|networkidle2}) → {url, notes, dialog}
-//	observe({includeAll, viewportOnly, query, maxTokens, scroll, since: "last"})
+//	back() forward() reload() → {url, status, dialog}
+//	observe({includeAll, viewportOnly, query, maxTokens, scroll, since: "last", boxes})
 //	  → the observation (its text() renders it as the CLI prints it)
 //	evaluate(fn | source, ...args) → its JSON value (a function is called
 //	  with the args; source text may be a function, an expression or
@@ -24,7 +25,9 @@
 //	click(T, {timeout}) hover(T, {timeout}) type(T, text, {timeout})
 //	fill(T, value, {timeout}) press(key, {selector, timeout})
 //	scrollIntoView(T) → {target}
-//	scroll(dx, dy, {selector}) → {x, y}            (wheel over the element)
+//	scroll(dx, dy, {selector}) → {x, y, container, position, note} (wheel over
+//	  the element, or the viewport's centre; container is what moved)
+//	value(T) → the whole value of a field (observe cuts it at 2000 characters)
 //	drag(from, to, {steps, timeout, position: before|after|center, offset: {x, y}})
 //	  (T or {x, y} points; position and offset place the end on a to element)
 //	select(T, ...values) → {target, selected, values}
