@@ -837,7 +837,7 @@ function (opts, anchor, ...clickables) {
         }
         kind = 'e';
       } else if (!deleg && !st.ii && tag !== 'label' && tag !== 'body' && tag !== 'html' && !NO_FOCUS_FALLBACK.has(role) &&
-        (clickSet.has(el) || el.hasAttribute('onclick') || (pointer && !st.ptr))) {
+        (clickSet.has(el) || el.hasAttribute('onclick') || (pointer && !st.ptr) || el.getAttribute('draggable') === 'true')) {
         role = 'clickable';
         kind = 'c';
       }
@@ -1032,6 +1032,7 @@ function (opts, anchor, ...clickables) {
       const ctl = stands.get(el);
       const s = ctl ? states(ctl, ctl.localName, role, active) : states(el, tag, role, active);
       if (icon) s.push('icon');
+      if (el.getAttribute('draggable') === 'true' && tag !== 'a' && tag !== 'img') s.push('draggable');
       if (!ctl && kind === 'c' && !s.includes('upload') && el.querySelector('input[type=file]')) s.push('upload');
       if (s.length) it.s = s;
       if (tag === 'input' && TYPED.has(el.type)) it.ty = el.type;

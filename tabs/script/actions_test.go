@@ -868,3 +868,22 @@ func TestFillCutShort(t *testing.T) {
 		t.Fatalf("fills that fit: %q", got)
 	}
 }
+
+// TestDragSortableByNumber: the items of sortable lists are numbered (the
+// HTML5 one's as draggable), so a drag can name them by number.
+func TestDragSortableByNumber(t *testing.T) {
+	t.Parallel()
+	name := openAt(t, pages(t)+"/pages/sortable.html", tabs.OpenOptions{})
+	got := result(t, name, `
+const o = await tab.observe();
+const items = (n) => o.elements.filter((e) => e.name === n);
+const h1 = items('Item 1')[1], h2 = items('Item 2')[1];
+if (!h1 || !(h1.states || []).includes('draggable')) return 'not numbered: ' + o.text();
+await tab.drag(h1.id, h2.id, {position: 'after'});
+const p1 = items('Item 1')[0], p3 = items('Item 3')[0];
+await tab.drag(p3.id, p1.id, {position: 'before'});
+return [await tab.evaluate(() => order('hlist')), await tab.evaluate(() => order('plist'))].join('|');`)
+	if got != "2,1,3,4|3,1,2,4" {
+		t.Fatalf("orders %q, want 2,1,3,4|3,1,2,4", got)
+	}
+}
