@@ -87,7 +87,7 @@ func TestObserveWhatAPersonActsOn(t *testing.T) {
 		t.Errorf("Qty: type %q", el.Type)
 	}
 	// Clipped away: not offered.
-	for _, name := range []string{"Clipped zero", "Clipped away"} {
+	for _, name := range []string{"Clipped zero", "Clipped away", "Off the page"} {
 		if len(obsFind(o, "button", name)) != 0 {
 			t.Errorf("%q is offered:\n%s", name, o.Text())
 		}
