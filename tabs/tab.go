@@ -81,6 +81,10 @@ type Tab struct {
 	docStatus  map[cdp.LoaderID]int64 // HTTP status of recent top-level documents
 	deadSig    chan struct{}
 
+	// unloadAsk (evMu) is set while a beforeunload dialog of the top
+	// frame is open: dismissing it cancels the navigation that asked.
+	unloadAsk bool
+
 	// mu guards the observation state.
 	mu       sync.Mutex
 	num      *observe.Numbering
@@ -357,6 +361,7 @@ func (t *Tab) onEvent(ev any) {
 	case *page.EventJavascriptDialogOpening:
 		t.evMu.Lock()
 		t.dialog = &Dialog{Type: string(ev.Type), Message: ev.Message, DefaultValue: ev.DefaultPrompt}
+		t.unloadAsk = ev.Type == page.DialogTypeBeforeunload && ev.FrameID == cdp.FrameID(t.targetID)
 		close(t.dialogSig)
 		t.dialogSig = make(chan struct{})
 		t.evMu.Unlock()
@@ -369,6 +374,13 @@ func (t *Tab) onEvent(ev any) {
 	case *page.EventJavascriptDialogClosed:
 		t.evMu.Lock()
 		t.dialog = nil
+		// A dismissed beforeunload cancels the navigation it held, and
+		// Chromium sends no Page.frameStoppedLoading for it: the page
+		// stays as it is, not navigating.
+		if t.unloadAsk && !ev.Result {
+			t.navPending = false
+		}
+		t.unloadAsk = false
 		t.evMu.Unlock()
 	case *page.EventFrameNavigated:
 		if ev.Frame.ParentID == "" {

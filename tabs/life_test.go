@@ -1,0 +1,145 @@
+package tabs_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tabpilot/tabpilot/tabs"
+)
+
+const unsavedPage = `<!doctype html><title>Unsaved</title>
+<label>Note <input id=note></label>
+<button id=touch onclick="this.textContent = 'touched'">Touch</button>
+<button id=again onclick="this.textContent = 'again ' + (++window.n || (window.n = 1))">Again</button>
+<a id=leave href="/life/away">Leave</a>
+<script>addEventListener('beforeunload', (e) => { e.preventDefault(); e.returnValue = 'unsaved'; });</script>`
+
+// lifeServer serves the pages of the tab life-cycle tests.
+func lifeServer(t *testing.T) *httptest.Server {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/life/unsaved", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, unsavedPage) })
+	mux.HandleFunc("/life/away", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Away</title><p>gone</p>`)
+	})
+	s := httptest.NewServer(mux)
+	t.Cleanup(s.Close)
+	return s
+}
+
+func openURL(t *testing.T, s *tabs.Supervisor, name, url, dialogs string) *tabs.Tab {
+	t.Helper()
+	if _, err := s.Open(context.Background(), tabs.OpenOptions{Name: name, URL: url, WaitUntil: "load", Dialogs: dialogs}); err != nil {
+		t.Fatalf("open %s: %v", url, err)
+	}
+	t.Cleanup(func() { s.Close(context.Background(), name, false, 0) })
+	tab, err := s.Tab(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tab
+}
+
+// A beforeunload dialog that is dismissed (by the script, or by the tab's
+// dismiss policy) ends the navigation it held: the page is observed at
+// once, without a loading note, and acted on by number.
+func TestDismissedBeforeunloadEndsNavigation(t *testing.T) {
+	t.Parallel()
+	ls := lifeServer(t)
+	for _, policy := range []string{"", "dismiss"} {
+		t.Run("policy="+policy, func(t *testing.T) {
+			tab := openURL(t, sup, strings.ReplaceAll(t.Name(), "/", "-"), ls.URL+"/life/unsaved", policy)
+			err := run(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
+				// Chromium asks beforeunload only of a page the user acted on.
+				if _, err := tb.Click(ctx, tabs.Target{Selector: "#touch"}); err != nil {
+					return err
+				}
+				res, err := tb.Click(ctx, tabs.Target{Selector: "#leave"})
+				if err != nil {
+					return err
+				}
+				if policy == "" {
+					if res.Dialog == nil || res.Dialog.Type != "beforeunload" {
+						return fmt.Errorf("click on the link: dialog = %+v, want a beforeunload", res.Dialog)
+					}
+					if err := tb.HandleDialog(ctx, false, nil); err != nil {
+						return err
+					}
+				} else if h := tb.HandledDialogs(); len(h) != 1 || h[0].Type != "beforeunload" || h[0].Handled != "dismissed" {
+					return fmt.Errorf("handled = %+v, want one dismissed beforeunload", h)
+				}
+				start := time.Now()
+				obs, err := tb.Observe(ctx, tabs.ObserveOptions{})
+				if err != nil {
+					return err
+				}
+				if d := time.Since(start); d > time.Second {
+					t.Errorf("observe after the dismissed beforeunload took %v", d)
+				}
+				text := obs.Text()
+				if strings.Contains(text, "loading") || strings.Contains(text, "navigat") {
+					t.Errorf("observation notes a navigation:\n%s", text)
+				}
+				id := 0
+				for _, e := range obs.Elements {
+					if e.Role == "button" && e.Name == "Again" {
+						id = e.ID
+					}
+				}
+				if id == 0 {
+					return fmt.Errorf("no Again button in\n%s", text)
+				}
+				cres, err := tb.Click(ctx, tabs.Target{ID: id})
+				if err != nil {
+					return fmt.Errorf("click by number after the dismissal: %w", err)
+				}
+				if cres.Navigated || cres.Note != "" {
+					t.Errorf("click result = %+v", cres)
+				}
+				if u := tb.URL(ctx); u != ls.URL+"/life/unsaved" {
+					t.Errorf("url = %q", u)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := evalString(t, tab, "document.getElementById('again').textContent"); got != "again 1" {
+				t.Fatalf("again = %q", got)
+			}
+		})
+	}
+}
+
+// An accepted beforeunload lets the navigation go on.
+func TestAcceptedBeforeunloadNavigates(t *testing.T) {
+	t.Parallel()
+	ls := lifeServer(t)
+	tab := openURL(t, sup, t.Name(), ls.URL+"/life/unsaved", "accept")
+	err := run(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
+		if _, err := tb.Click(ctx, tabs.Target{Selector: "#touch"}); err != nil {
+			return err
+		}
+		res, err := tb.Click(ctx, tabs.Target{Selector: "#leave"})
+		if err != nil {
+			return err
+		}
+		if !res.Navigated {
+			t.Errorf("click result = %+v, want navigated", res)
+		}
+		if h := tb.HandledDialogs(); len(h) != 1 || h[0].Type != "beforeunload" || h[0].Handled != "accepted" {
+			t.Errorf("handled = %+v", h)
+		}
+		if u := tb.URL(ctx); u != ls.URL+"/life/away" {
+			t.Errorf("url = %q, want the page the link goes to", u)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
