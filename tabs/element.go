@@ -100,6 +100,9 @@ type element struct {
 	// viewport CSS pixels (for verify).
 	box    []float64
 	fx, fy float64
+	// bg is true when the last check found the page hidden (a background
+	// tab): see moveMouse.
+	bg bool
 }
 
 // resolve finds the element a target names, once. Errors: bad_request,
@@ -206,6 +209,9 @@ type actState struct {
 	Box []float64 `json:"box"`
 	// Top is true when X and Y are already top-level viewport CSS pixels.
 	Top bool `json:"top"`
+	// Bg is true when the page is hidden (document.visibilityState): a
+	// background tab, which gets no animation frames.
+	Bg bool `json:"bg"`
 }
 
 // callOn calls a function declaration on an element
@@ -283,7 +289,7 @@ func (t *Tab) actionable(ctx context.Context, el *element, o actOpts, wait time.
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	el.box, el.fx, el.fy = st.Box, st.X, st.Y
+	el.box, el.fx, el.fy, el.bg = st.Box, st.X, st.Y, st.Bg
 	if st.Top && el.sess == nil {
 		return st.X, st.Y, nil
 	}
