@@ -3,6 +3,7 @@ package tabs
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"sort"
@@ -290,7 +291,10 @@ func (t *Tab) start(ctx context.Context, o *OpenOptions) error {
 
 // attachPage attaches to the page of a connected or spawned browser that
 // o selects, skipping pages other tabs hold. With no page at all and no
-// app.target, it opens a new tab that it owns.
+// app.target, or on a connected browser with a URL and no app.target, it
+// opens a new tab that it owns. The page is probed first
+// (browser.ProbePage): one a JavaScript dialog holds is not_actionable at
+// once, where the attach would hang until the open's timeout.
 func (t *Tab) attachPage(ctx context.Context, h *browser.Handle, o *OpenOptions) (context.Context, context.CancelFunc, error) {
 	pages, err := h.Pages(ctx)
 	if err != nil {
@@ -300,15 +304,39 @@ func (t *Tab) attachPage(ctx context.Context, h *browser.Handle, o *OpenOptions)
 	if o.App != nil {
 		want = o.App.Target
 	}
-	if len(pages) == 0 && want == "" {
+	if want == "" && (len(pages) == 0 || (o.URL != "" && t.key.Kind == browser.Connected)) {
+		// An open with a URL never navigates a page of the user's: it
+		// opens one of its own.
 		return h.NewTab(ctx)
 	}
 	p, err := browser.PickPage(pages, want, t.sup.heldTargets(h))
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := h.ProbePage(ctx, p.ID, attachProbeWait); err != nil {
+		return nil, nil, heldErr(p, err)
+	}
 	t.borrowed = true
 	return h.NewTab(ctx, chromedp.WithTargetID(p.ID), chromedp.WithDetachOnCancel())
+}
+
+// attachProbeWait bounds how long a page of a connected or spawned browser
+// has to answer the probe before tabpilot attaches to it.
+const attachProbeWait = 2 * time.Second
+
+// heldErr is the error of an attach to page p that the probe refused.
+func heldErr(p browser.Page, err error) error {
+	var he *browser.HeldError
+	if !errors.As(err, &he) {
+		return err
+	}
+	page := fmt.Sprintf("page %q (%s, target %s)", p.Title, p.URL, p.ID)
+	hint := "Answer the dialog in the browser window (or wait for the page's script), then open the tab again; or pick another page: tabpilot tabs lists the browser's pages with their target ids, and tabpilot open --cdp-url URL --target ID attaches to one."
+	if he.Dialog != nil {
+		d := &Dialog{Type: he.Dialog.Type, Message: he.Dialog.Message}
+		return &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("%s is blocked by %s dialog (%q): it answers nothing until the dialog is closed", page, d.Article(), d.Message), Hint: hint, Err: err}
+	}
+	return &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("%s is blocked: it did not answer within %v, which is what a JavaScript dialog (alert, confirm, prompt) open on it does (or a script that never yields); tabpilot did not attach to it", page, he.Wait), Hint: hint, Err: err}
 }
 
 // settleBorrowed waits, at most limit, for a page we attached to in the
