@@ -26,6 +26,12 @@ func lifeServer(t *testing.T) *httptest.Server {
 	mux.HandleFunc("/life/away", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><title>Away</title><p>gone</p>`)
 	})
+	mux.HandleFunc("/life/alert", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Alert</title><script>setTimeout(() => alert('held'), 50)</script>`)
+	})
+	mux.HandleFunc("/life/clicks", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Clicks</title><button id=b onclick="this.textContent = 'clicked ' + (++window.n || (window.n = 1))">Count</button>`)
+	})
 	s := httptest.NewServer(mux)
 	t.Cleanup(s.Close)
 	return s

@@ -307,7 +307,7 @@ func (s *Service) Open(ctx context.Context, r *api.OpenRequest) *api.Result {
 			Detail: "the public-only egress policy guards only browsers tabpilot launches; spawned and connected browsers are refused"})
 	}
 	if !s.hasTab(r.Name) {
-		if err := s.limits.CheckTabs(len(s.sup.Tabs(ctx))); err != nil {
+		if err := s.limits.CheckTabs(s.sup.TabCount()); err != nil {
 			return fail("open", tabName(r.Name), err)
 		}
 	}
@@ -727,6 +727,10 @@ func (s *Service) Tabs(ctx context.Context) *api.Result {
 	for i, t := range list {
 		if i > 0 {
 			b.WriteByte('\n')
+		}
+		if !t.Adopted {
+			fmt.Fprintf(&b, "(not adopted) [%s] %s %q target %s: open --target %s to act on it", t.Browser, t.URL, t.Title, t.TargetID, t.TargetID)
+			continue
 		}
 		state := ""
 		if !t.Alive {
