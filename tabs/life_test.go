@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -31,6 +33,14 @@ func lifeServer(t *testing.T) *httptest.Server {
 	})
 	mux.HandleFunc("/life/clicks", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><title>Clicks</title><button id=b onclick="this.textContent = 'clicked ' + (++window.n || (window.n = 1))">Count</button>`)
+	})
+	mux.HandleFunc("/life/links", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Links</title><a id=dl href="/life/report" target=_blank>Report</a>`)
+	})
+	mux.HandleFunc("/life/report", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/csv")
+		w.Header().Set("Content-Disposition", `attachment; filename="q3 report.csv"`)
+		fmt.Fprint(w, reportBody)
 	})
 	s := httptest.NewServer(mux)
 	t.Cleanup(s.Close)
@@ -147,5 +157,43 @@ func TestAcceptedBeforeunloadNavigates(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+const reportBody = "quarter,total\nq3,42\n"
+
+// A link that downloads through a new tab (target=_blank to an attachment)
+// is a download of the tab, under its suggested name, and not a popup that
+// could not be attached.
+func TestDownloadThroughNewTab(t *testing.T) {
+	t.Parallel()
+	ls := lifeServer(t)
+	tab := openURL(t, sup, t.Name(), ls.URL+"/life/links", "")
+	var d *tabs.Download
+	err := run(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
+		w := tb.WatchDownloads()
+		if _, err := tb.Click(ctx, tabs.Target{Selector: "#dl"}); err != nil {
+			return err
+		}
+		var err error
+		d, err = w.Wait(ctx)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pops := tab.DrainPopups(time.Second); len(pops) != 0 {
+		t.Errorf("popups = %+v, want none: the new tab was a download", pops)
+	}
+	dir, _ := sup.DownloadDir()
+	if d.SuggestedName != "q3 report.csv" || !d.Finished || d.Path != filepath.Join(dir, "q3 report.csv") {
+		t.Fatalf("download = %+v (dir %s)", d, dir)
+	}
+	t.Cleanup(func() { os.Remove(d.Path) })
+	if b, err := os.ReadFile(d.Path); err != nil || string(b) != reportBody {
+		t.Fatalf("the file: %q %v", b, err)
+	}
+	if l := tab.Downloads(); len(l) != 1 || l[0].Path != d.Path {
+		t.Fatalf("downloads = %+v", l)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"time"
@@ -681,9 +682,12 @@ func (s *Service) Act(ctx context.Context, method string, r *api.ActRequest) *ap
 	}
 	// A tab the action opened (a target=_blank link, window.open) is
 	// adopted under a name of its own: say which.
+	// So is a download it started, in the page or through a new tab.
 	var pops []tabs.Popup
+	var dls []tabs.Download
 	if t, terr := s.sup.Tab(name); terr == nil {
 		pops = t.DrainPopups(time.Second)
+		dls = t.DrainDownloads()
 	}
 	details := map[string]any{"action": method, "name": name}
 	text = verb
@@ -713,6 +717,19 @@ func (s *Service) Act(ctx context.Context, method string, r *api.ActRequest) *ap
 	}
 	if len(pops) > 0 {
 		details["popups"] = pops
+	}
+	for _, d := range dls {
+		switch d.State {
+		case "completed":
+			text += fmt.Sprintf("; it downloaded %q to %s", d.SuggestedName, d.Path)
+		case "canceled":
+			text += fmt.Sprintf("; it started a download of %q, which was canceled", d.SuggestedName)
+		default:
+			text += fmt.Sprintf("; it started a download of %q (in progress, into %s: tab.waitForDownload() waits for it, tab.downloads() lists it)", d.SuggestedName, filepath.Dir(d.Path))
+		}
+	}
+	if len(dls) > 0 {
+		details["downloads"] = dls
 	}
 	return &api.Result{Content: []api.Content{api.TextContent(text)}, Details: details}
 }
