@@ -42,8 +42,18 @@ func lifeServer(t *testing.T) *httptest.Server {
 		w.Header().Set("Content-Disposition", `attachment; filename="q3 report.csv"`)
 		fmt.Fprint(w, reportBody)
 	})
+	done := make(chan struct{})
+	mux.HandleFunc("/life/hang", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Hang</title><script>fetch('/life/never');</script>`)
+	})
+	mux.HandleFunc("/life/never", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-done:
+		}
+	})
 	s := httptest.NewServer(mux)
-	t.Cleanup(s.Close)
+	t.Cleanup(func() { close(done); s.Close() })
 	return s
 }
 
@@ -195,5 +205,27 @@ func TestDownloadThroughNewTab(t *testing.T) {
 	}
 	if l := tab.Downloads(); len(l) != 1 || l[0].Path != d.Path {
 		t.Fatalf("downloads = %+v", l)
+	}
+}
+
+// The note of an open whose network-idle wait its timeout cut short says
+// how long it waited, not the cap it did not reach.
+func TestOpenNetworkNoteGivesTheRealBound(t *testing.T) {
+	t.Parallel()
+	ls := lifeServer(t)
+	// The browser is up before the timed open.
+	openURL(t, sup, t.Name()+"-warm", ls.URL+"/life/away", "")
+	name := t.Name()
+	t.Cleanup(func() { sup.Close(context.Background(), name, false, 0) })
+	res, err := sup.Open(context.Background(), tabs.OpenOptions{Name: name, URL: ls.URL + "/life/hang", WaitUntil: "networkidle0", Timeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Notes) != 1 {
+		t.Fatalf("notes = %q", res.Notes)
+	}
+	note := res.Notes[0]
+	if strings.Contains(note, "after 5s") || !strings.Contains(note, "the timeout ended the wait, before its 5s cap") || !strings.Contains(note, ls.URL+"/life/never") {
+		t.Fatalf("note = %q, want the time it waited (under 2s), why, and the pending request", note)
 	}
 }

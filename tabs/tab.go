@@ -725,6 +725,7 @@ func (t *Tab) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavRe
 	want := map[string]string{"load": "load", "domcontentloaded": "DOMContentLoaded",
 		"networkidle0": "networkIdle", "networkidle2": "networkAlmostIdle"}[waitUntil]
 	loaded := false
+	var loadedAt time.Time
 	var idleTimer <-chan time.Time
 	sig := t.dialogSignal()
 	evc := make(chan page.EventLifecycleEvent)
@@ -750,7 +751,7 @@ func (t *Tab) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavRe
 				continue
 			}
 			if ev.Name == "load" && !loaded {
-				loaded = true
+				loaded, loadedAt = true, time.Now()
 				if want == "networkIdle" || want == "networkAlmostIdle" {
 					idleTimer = time.After(t.sup.opts.NetworkIdleMax)
 				}
@@ -759,7 +760,7 @@ func (t *Tab) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavRe
 				return out, nil
 			}
 		case <-idleTimer:
-			out.Notes = append(out.Notes, t.pendingNote())
+			out.Notes = append(out.Notes, t.pendingNote(t.sup.opts.NetworkIdleMax, ""))
 			return out, nil
 		case <-sig:
 			if d := t.PendingDialog(); d != nil && t.dialogs == "" {
@@ -779,7 +780,10 @@ func (t *Tab) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavRe
 			return nil, cdpErr("navigate", err)
 		case <-ctx.Done():
 			if loaded {
-				out.Notes = append(out.Notes, t.pendingNote())
+				// The navigation's own timeout ended the wait before the
+				// cap: say how long it really waited.
+				waited := time.Since(loadedAt).Round(100 * time.Millisecond)
+				out.Notes = append(out.Notes, t.pendingNote(waited, fmt.Sprintf("the timeout ended the wait, before its %v cap", t.sup.opts.NetworkIdleMax)))
 				return out, nil
 			}
 			return nil, &Error{Code: CodeTimeout, Msg: fmt.Sprintf("navigate to %s: the document did not load within the timeout", rawURL), Err: ctx.Err()}
@@ -788,8 +792,23 @@ func (t *Tab) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavRe
 }
 
 // pendingNote names the requests still in flight when a network-idle wait
-// gave up.
-func (t *Tab) pendingNote() string {
+// gave up, waited past load; why, when set, says what ended the wait
+// (else the cap, Options.NetworkIdleMax).
+func (t *Tab) pendingNote(waited time.Duration, why string) string {
+	n, list := t.pendingRequests()
+	if why == "" {
+		why = "the cap on the wait"
+	}
+	if n == 0 {
+		return fmt.Sprintf("network not idle after %v past load (%s); returned the loaded page", waited, why)
+	}
+	return fmt.Sprintf("network not idle after %v past load (%s; %d pending: %s); returned the loaded page", waited, why, n, list)
+}
+
+// pendingRequests returns the number of the page's requests in flight
+// (Network.requestWillBeSent without loadingFinished or loadingFailed) and
+// the first 5 of their URLs, sorted, each cut at 120 bytes, joined.
+func (t *Tab) pendingRequests() (int, string) {
 	t.evMu.Lock()
 	urls := make([]string, 0, len(t.inflight))
 	for _, u := range t.inflight {
@@ -806,10 +825,7 @@ func (t *Tab) pendingNote() string {
 			urls[i] = u[:117] + "..."
 		}
 	}
-	if n == 0 {
-		return fmt.Sprintf("network not idle after %v past load; returned the loaded page", t.sup.opts.NetworkIdleMax)
-	}
-	return fmt.Sprintf("network not idle after %v past load (%d pending: %s); returned the loaded page", t.sup.opts.NetworkIdleMax, n, strings.Join(urls, ", "))
+	return n, strings.Join(urls, ", ")
 }
 
 // URL returns the tab's current URL (history API changes included).
