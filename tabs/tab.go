@@ -85,6 +85,9 @@ type Tab struct {
 	// unloadAsk (evMu) is set while a beforeunload dialog of the top
 	// frame is open: dismissing it cancels the navigation that asked.
 	unloadAsk bool
+	// dclPending (evMu) is set when a top-level document commits and
+	// cleared at its DOMContentLoaded (Page.domContentEventFired) or load.
+	dclPending bool
 
 	// mu guards the observation state.
 	mu       sync.Mutex
@@ -416,6 +419,7 @@ func (t *Tab) onEvent(ev any) {
 			t.url = ev.Frame.URL + ev.Frame.URLFragment
 			t.title = "" // the new document's is read on demand
 			t.loading = true
+			t.dclPending = true
 			t.navPending = false
 			t.navSeq++
 			t.evMu.Unlock()
@@ -460,6 +464,11 @@ func (t *Tab) onEvent(ev any) {
 	case *page.EventLoadEventFired:
 		t.evMu.Lock()
 		t.loading = false
+		t.dclPending = false
+		t.evMu.Unlock()
+	case *page.EventDomContentEventFired:
+		t.evMu.Lock()
+		t.dclPending = false
 		t.evMu.Unlock()
 	case *page.EventNavigatedWithinDocument:
 		t.evMu.Lock()
