@@ -70,11 +70,14 @@ type Viewport struct {
 // App selects a non-headless browser: a spawned executable (Path) or an
 // existing CDP endpoint (CDPURL).
 type App struct {
-	Path    string   `json:"path,omitempty"`
-	CDPURL  string   `json:"cdp_url,omitempty"`
-	Args    []string `json:"args,omitempty"`
-	Target  string   `json:"target,omitempty"`
-	Profile string   `json:"profile,omitempty"`
+	Path   string   `json:"path,omitempty"`
+	CDPURL string   `json:"cdp_url,omitempty"`
+	Args   []string `json:"args,omitempty"`
+	// Target picks the page to attach to: its target id (as tabs lists
+	// it), else the first page whose URL or title contains it. Without
+	// it, an open with a URL on a CDP endpoint opens a page of its own.
+	Target  string `json:"target,omitempty"`
+	Profile string `json:"profile,omitempty"`
 }
 
 // OpenRequest opens (or reuses) a named tab and optionally navigates it.

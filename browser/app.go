@@ -131,7 +131,12 @@ func Connect(parent, ctx context.Context, endpoint string, o *Options) (*Handle,
 func attach(parent, ctx context.Context, wsURL string, o *Options) (*Handle, error) {
 	log := loggerOf(o)
 	allocCtx, allocCancel := remote.NewAllocator(context.WithoutCancel(parent), wsURL, remote.NoModifyURL)
-	bctx, bcancel := chromedp.NewContext(allocCtx)
+	// chromedp's complaints (about the sessions of other clients, or of
+	// ProbePage) go to the log, not to stderr.
+	bctx, bcancel := chromedp.NewContext(allocCtx,
+		chromedp.WithLogf(func(f string, a ...any) { log.Debug(fmt.Sprintf(f, a...), "src", "chromedp") }),
+		chromedp.WithErrorf(func(f string, a ...any) { log.Debug(fmt.Sprintf(f, a...), "src", "chromedp") }),
+	)
 	h := &Handle{log: log, allocCancel: allocCancel, ctx: bctx, cancel: bcancel,
 		done: make(chan struct{}), closed: make(chan struct{})}
 	errc := make(chan error, 1)
@@ -360,12 +365,21 @@ func (h *Handle) Pages(ctx context.Context) ([]Page, error) {
 }
 
 // PickPage picks the page a connected or spawned tab attaches to: the
-// first whose URL or title contains want (case-insensitively), or without
+// page whose target id is want, else the first whose URL or title contains
+// want (case-insensitively), or without
 // want the first page that is not a DevTools, background or service-worker
 // page (else the first page). skip lists pages other tabs hold already.
 // Errors: *Error with CodeTargetNotFound listing the pages.
 func PickPage(pages []Page, want string, skip map[target.ID]bool) (Page, error) {
 	lw := strings.ToLower(want)
+	for _, p := range pages {
+		if want != "" && string(p.ID) == want {
+			if skip[p.ID] {
+				return Page{}, &Error{Code: CodeTargetNotFound, Msg: fmt.Sprintf("page %s (%q %s) is held by another tab already", p.ID, p.Title, p.URL)}
+			}
+			return p, nil
+		}
+	}
 	var fallback *Page
 	for i, p := range pages {
 		if skip[p.ID] {

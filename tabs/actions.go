@@ -47,6 +47,33 @@ func (t *Tab) mouse(ctx context.Context, typ input.DispatchMouseEventType, x, y 
 	return err
 }
 
+// bgMoveWait bounds the mouseMoved moveMouse sends to a background page
+// without waiting for it.
+const bgMoveWait = 10 * time.Second
+
+// moveMouse moves the mouse to x, y over el's page (Input.dispatchMouseEvent
+// mouseMoved). Chromium delivers a mouse move with the page's next
+// animation frame and answers the command after it; a hidden page (a
+// background tab of a browser tabpilot attached to, el.bg) gets no frames,
+// and the answer came only after about 5 s, past the click's guard. There
+// the move is sent without waiting for its answer: the renderer delivers
+// the pending move before the next mouse button event, so the page still
+// sees mousemove before mousedown, at once, and its visibility and focus
+// are left as the user has them.
+func (t *Tab) moveMouse(ctx context.Context, el *element, x, y float64) error {
+	if el == nil || !el.bg {
+		return t.mouse(ctx, input.DispatchMouseEventTypeMouseMoved, x, y, 0)
+	}
+	mctx, cancel := context.WithTimeout(t.ctx, bgMoveWait)
+	t.sup.wg.Go(func() {
+		defer cancel()
+		if err := t.mouse(mctx, input.DispatchMouseEventTypeMouseMoved, x, y, 0); err != nil && mctx.Err() == nil {
+			t.sup.log.Debug("mouse move in a background page", "tab", t.name, "err", err)
+		}
+	})
+	return nil
+}
+
 // Click clicks the element a target names: it waits until the element is
 // actionable (attached, visible, stable, enabled, receiving the pointer),
 // then dispatches mouseMoved, mousePressed and mouseReleased at its centre
@@ -72,7 +99,7 @@ func (t *Tab) Click(ctx context.Context, tg Target) (*ActionResult, error) {
 		}
 		nav = t.navMark()
 		err = t.blocking(ctx, func(ctx context.Context) error {
-			if err := t.mouse(ctx, input.DispatchMouseEventTypeMouseMoved, x, y, 0); err != nil {
+			if err := t.moveMouse(ctx, el, x, y); err != nil {
 				return err
 			}
 			if o.quick {

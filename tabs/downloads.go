@@ -12,11 +12,13 @@ import (
 
 	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 )
 
 // Download is a file the tab's page downloaded (Browser.downloadWillBegin
-// and Browser.downloadProgress).
+// and Browser.downloadProgress), in one of its frames or in a tab it
+// opened for it (a target=_blank link to an attachment).
 type Download struct {
 	// URL is the resource downloaded.
 	URL string `json:"url"`
@@ -108,10 +110,21 @@ func (t *Tab) enableDownloads(ctx context.Context) error {
 func (t *Tab) onDownloadEvent(dir string, ev any) {
 	switch ev := ev.(type) {
 	case *cdpbrowser.EventDownloadWillBegin:
-		if !t.ownsFrame(ev.FrameID) {
+		owned := t.ownsFrame(ev.FrameID)
+		t.x.mu.Lock()
+		// A download in a tab the page opened (its main frame's id is
+		// the target's) is the page's: the tab closes.
+		via := !owned && t.x.opened[target.ID(ev.FrameID)]
+		if !owned && !via {
+			t.x.mu.Unlock()
 			return
 		}
-		t.x.mu.Lock()
+		if via {
+			if t.x.dlTargets == nil {
+				t.x.dlTargets = map[target.ID]bool{}
+			}
+			t.x.dlTargets[target.ID(ev.FrameID)] = true
+		}
 		if t.x.downloads == nil {
 			t.x.downloads = map[string]*download{}
 		}

@@ -104,6 +104,9 @@ type element struct {
 	// viewport CSS pixels (for verify).
 	box    []float64
 	fx, fy float64
+	// bg is true when the last check found the page hidden (a background
+	// tab): see moveMouse.
+	bg bool
 }
 
 // resolve finds the element a target names, once. Errors: bad_request,
@@ -217,6 +220,9 @@ type actState struct {
 	Why  string `json:"why"`
 	Same bool   `json:"same"`
 	Busy bool   `json:"busy"`
+	// Bg is true when the page is hidden (document.visibilityState): a
+	// background tab, which gets no animation frames.
+	Bg bool `json:"bg"`
 }
 
 // coverSettle is how long an element may stay covered by the same
@@ -319,7 +325,7 @@ func (t *Tab) actionable(ctx context.Context, el *element, o actOpts, wait time.
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	el.box, el.fx, el.fy = st.Box, st.X, st.Y
+	el.box, el.fx, el.fy, el.bg = st.Box, st.X, st.Y, st.Bg
 	if st.Top && el.sess == nil {
 		return st.X, st.Y, nil
 	}

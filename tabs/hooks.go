@@ -34,6 +34,12 @@ type extras struct {
 	// downloads by GUID, and their order.
 	downloads map[string]*download
 	dlOrder   []string
+	// opened are the page targets the page opened (Target.targetCreated
+	// with it as opener), and dlTargets those of them whose navigation
+	// turned into a download (a target=_blank link to an attachment):
+	// Chromium closes such a tab, and the download is the page's.
+	opened    map[target.ID]bool
+	dlTargets map[target.ID]bool
 	// sharedWindow is true when the page shares its browser window with a
 	// popup tab (see Tab.Foreground).
 	sharedWindow bool
@@ -85,6 +91,10 @@ func (t *Tab) onHookEvent(ev any) {
 		}
 		t.x.mu.Lock()
 		t.x.adopting++
+		if t.x.opened == nil {
+			t.x.opened = map[target.ID]bool{}
+		}
+		t.x.opened[info.TargetID] = true
 		t.x.mu.Unlock()
 		s := t.sup
 		s.wg.Go(func() { s.adoptPopup(t, info) })

@@ -45,6 +45,9 @@ type obsState struct {
 	// navigation, and cleared when it commits or stops.
 	navPending bool
 	navSignal  chan struct{}
+	// unloadAsk is set while a beforeunload dialog of the top frame is
+	// open.
+	unloadAsk bool
 	// lastActed is the element the latest action by number resolved.
 	lastActed observe.Ref
 }
@@ -79,7 +82,8 @@ func (t *Tab) observeSetup() {
 
 // onObserveEvent tracks top-level navigations (Page.frameStartedNavigating,
 // Page.frameRequestedNavigation, the document request, Page.frameNavigated,
-// Page.frameStoppedLoading). It runs in chromedp's read loop: it returns
+// Page.frameStoppedLoading, and a beforeunload dialog dismissed:
+// Page.javascriptDialogClosed with result false). It runs in chromedp's read loop: it returns
 // fast and calls no CDP.
 func (t *Tab) onObserveEvent(ev any) {
 	main := cdp.FrameID(t.targetID)
@@ -109,6 +113,19 @@ func (t *Tab) onObserveEvent(ev any) {
 		if ev.FrameID == main {
 			pending = 0
 		}
+	case *page.EventJavascriptDialogOpening:
+		t.ob.mu.Lock()
+		t.ob.unloadAsk = ev.Type == page.DialogTypeBeforeunload && ev.FrameID == main
+		t.ob.mu.Unlock()
+	case *page.EventJavascriptDialogClosed:
+		// A dismissed beforeunload cancels the navigation, with no
+		// Page.frameStoppedLoading.
+		t.ob.mu.Lock()
+		if t.ob.unloadAsk && !ev.Result {
+			pending = 0
+		}
+		t.ob.unloadAsk = false
+		t.ob.mu.Unlock()
 	}
 	if pending < 0 {
 		return

@@ -28,6 +28,8 @@ type Popup struct {
 	// Error says why the popup could not be attached; the tab is then not
 	// listed.
 	Error string `json:"error,omitempty"`
+
+	targetID target.ID
 }
 
 // popupAttachTimeout bounds attaching to a popup.
@@ -77,7 +79,21 @@ func (s *Supervisor) adoptPopup(opener *Tab, info *target.Info) {
 	ctx, cancel := context.WithTimeout(s.ctx, popupAttachTimeout)
 	defer cancel()
 	err := p.startPopup(ctx, opener, info.TargetID)
-	rec := Popup{Name: name, Opener: opener.name, URL: info.URL}
+	rec := Popup{Name: name, Opener: opener.name, URL: info.URL, targetID: info.TargetID}
+	if err != nil && opener.downloadTarget(info.TargetID) {
+		// The new tab was a download (Chromium closed it): the download
+		// is the opener's, and there is no popup to report.
+		s.log.Debug("popup was a download", "tab", name, "opener", opener.name)
+		s.mu.Lock()
+		if s.tabs[name] == p {
+			delete(s.tabs, name)
+		}
+		s.mu.Unlock()
+		p.kill("the new tab was a download")
+		s.dispose(p)
+		p.release()
+		return
+	}
 	if err != nil {
 		s.log.Warn("attach popup", "tab", name, "opener", opener.name, "err", err)
 		rec.Error = err.Error()
@@ -184,10 +200,24 @@ func (t *Tab) DrainPopups(wait time.Duration) []Popup {
 		}
 		t.x.mu.Lock()
 	}
-	out := t.x.popups
+	var out []Popup
+	for _, p := range t.x.popups {
+		// One attached before its navigation turned into a download.
+		if !t.x.dlTargets[p.targetID] {
+			out = append(out, p)
+		}
+	}
 	t.x.popups = nil
 	t.x.mu.Unlock()
 	return out
+}
+
+// downloadTarget reports whether the page target id, which the tab's page
+// opened, turned into a download.
+func (t *Tab) downloadTarget(id target.ID) bool {
+	t.x.mu.Lock()
+	defer t.x.mu.Unlock()
+	return t.x.dlTargets[id]
 }
 
 // PopupWaiter waits for a popup that opens after it was made (see

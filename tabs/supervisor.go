@@ -121,7 +121,8 @@ type OpenResult struct {
 	Status int64
 }
 
-// TabInfo is one line of Supervisor.Tabs.
+// TabInfo is one line of Supervisor.Tabs: a tab, or a page of a connected
+// or spawned browser that no tab holds (Adopted false, Name empty).
 type TabInfo struct {
 	Name    string `json:"name"`
 	Browser string `json:"browser"`
@@ -129,6 +130,12 @@ type TabInfo struct {
 	Title   string `json:"title"`
 	Alive   bool   `json:"alive"`
 	Busy    bool   `json:"busy"`
+	// TargetID is the page's CDP target id (Target.getTargets); an open
+	// with app.target set to it attaches to that page.
+	TargetID string `json:"targetId,omitempty"`
+	// Adopted is true for a tab, false for a page of the browser that no
+	// tab holds.
+	Adopted bool `json:"adopted"`
 }
 
 // Job is work run on a tab's action slot by Supervisor.Run.
@@ -672,7 +679,10 @@ func (s *Supervisor) deadTabs(t *Tab) {
 const tabsRefreshWait = 300 * time.Millisecond
 
 // Tabs lists the tabs, sorted by name, with each idle tab's current URL and
-// title (Runtime.evaluate, at most tabsRefreshWait) or else the last known.
+// title (Runtime.evaluate, at most tabsRefreshWait) or else the last known,
+// then, for each connected or spawned browser a tab is on, the page
+// targets of that browser no tab holds (Target.getTargets, at most
+// tabsRefreshWait), with Adopted false.
 func (s *Supervisor) Tabs(ctx context.Context) []TabInfo {
 	s.mu.Lock()
 	ts := make([]*Tab, 0, len(s.tabs))
@@ -697,7 +707,44 @@ func (s *Supervisor) Tabs(ctx context.Context) []TabInfo {
 	out := make([]TabInfo, 0, len(ts))
 	for _, t := range ts {
 		url, title := t.cachedURLTitle()
-		out = append(out, TabInfo{Name: t.name, Browser: t.browserName(), URL: url, Title: title, Alive: t.Alive(), Busy: t.Busy()})
+		t.evMu.Lock()
+		id := t.targetID
+		t.evMu.Unlock()
+		out = append(out, TabInfo{Name: t.name, Browser: t.browserName(), URL: url, Title: title, Alive: t.Alive(), Busy: t.Busy(),
+			TargetID: string(id), Adopted: true})
+	}
+	return append(out, s.unadopted(ctx)...)
+}
+
+// TabCount returns the number of tabs (dead ones listed until their name
+// is opened again included).
+func (s *Supervisor) TabCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.tabs)
+}
+
+// unadopted lists the page targets of the connected and spawned browsers
+// that no tab holds.
+func (s *Supervisor) unadopted(ctx context.Context) []TabInfo {
+	var out []TabInfo
+	for _, h := range s.reg.Handles() {
+		if h.Kind() == browser.Headless || !h.Alive() {
+			continue
+		}
+		rctx, cancel := context.WithTimeout(ctx, tabsRefreshWait)
+		pages, err := h.Pages(rctx)
+		cancel()
+		if err != nil {
+			s.log.Warn("list pages", "browser", h.Key().String(), "err", err)
+			continue
+		}
+		held := s.heldTargets(h)
+		for _, p := range pages {
+			if !held[p.ID] {
+				out = append(out, TabInfo{Browser: string(h.Kind()), URL: p.URL, Title: p.Title, Alive: true, TargetID: string(p.ID)})
+			}
+		}
 	}
 	return out
 }

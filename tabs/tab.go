@@ -3,6 +3,7 @@ package tabs
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"sort"
@@ -80,6 +81,13 @@ type Tab struct {
 	inflight   map[network.RequestID]string
 	docStatus  map[cdp.LoaderID]int64 // HTTP status of recent top-level documents
 	deadSig    chan struct{}
+
+	// unloadAsk (evMu) is set while a beforeunload dialog of the top
+	// frame is open: dismissing it cancels the navigation that asked.
+	unloadAsk bool
+	// dclPending (evMu) is set when a top-level document commits and
+	// cleared at its DOMContentLoaded (Page.domContentEventFired) or load.
+	dclPending bool
 
 	// mu guards the observation state.
 	mu       sync.Mutex
@@ -286,7 +294,10 @@ func (t *Tab) start(ctx context.Context, o *OpenOptions) error {
 
 // attachPage attaches to the page of a connected or spawned browser that
 // o selects, skipping pages other tabs hold. With no page at all and no
-// app.target, it opens a new tab that it owns.
+// app.target, or on a connected browser with a URL and no app.target, it
+// opens a new tab that it owns. The page is probed first
+// (browser.ProbePage): one a JavaScript dialog holds is not_actionable at
+// once, where the attach would hang until the open's timeout.
 func (t *Tab) attachPage(ctx context.Context, h *browser.Handle, o *OpenOptions) (context.Context, context.CancelFunc, error) {
 	pages, err := h.Pages(ctx)
 	if err != nil {
@@ -296,15 +307,39 @@ func (t *Tab) attachPage(ctx context.Context, h *browser.Handle, o *OpenOptions)
 	if o.App != nil {
 		want = o.App.Target
 	}
-	if len(pages) == 0 && want == "" {
+	if want == "" && (len(pages) == 0 || (o.URL != "" && t.key.Kind == browser.Connected)) {
+		// An open with a URL never navigates a page of the user's: it
+		// opens one of its own.
 		return h.NewTab(ctx)
 	}
 	p, err := browser.PickPage(pages, want, t.sup.heldTargets(h))
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := h.ProbePage(ctx, p.ID, attachProbeWait); err != nil {
+		return nil, nil, heldErr(p, err)
+	}
 	t.borrowed = true
 	return h.NewTab(ctx, chromedp.WithTargetID(p.ID), chromedp.WithDetachOnCancel())
+}
+
+// attachProbeWait bounds how long a page of a connected or spawned browser
+// has to answer the probe before tabpilot attaches to it.
+const attachProbeWait = 2 * time.Second
+
+// heldErr is the error of an attach to page p that the probe refused.
+func heldErr(p browser.Page, err error) error {
+	var he *browser.HeldError
+	if !errors.As(err, &he) {
+		return err
+	}
+	page := fmt.Sprintf("page %q (%s, target %s)", p.Title, p.URL, p.ID)
+	hint := "Answer the dialog in the browser window (or wait for the page's script), then open the tab again; or pick another page: tabpilot tabs lists the browser's pages with their target ids, and tabpilot open --cdp-url URL --target ID attaches to one."
+	if he.Dialog != nil {
+		d := &Dialog{Type: he.Dialog.Type, Message: he.Dialog.Message}
+		return &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("%s is blocked by %s dialog (%q): it answers nothing until the dialog is closed", page, d.Article(), d.Message), Hint: hint, Err: err}
+	}
+	return &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("%s is blocked: it did not answer within %v, which is what a JavaScript dialog (alert, confirm, prompt) open on it does (or a script that never yields); tabpilot did not attach to it", page, he.Wait), Hint: hint, Err: err}
 }
 
 // settleBorrowed waits, at most limit, for a page we attached to in the
@@ -357,6 +392,7 @@ func (t *Tab) onEvent(ev any) {
 	case *page.EventJavascriptDialogOpening:
 		t.evMu.Lock()
 		t.dialog = &Dialog{Type: string(ev.Type), Message: ev.Message, DefaultValue: ev.DefaultPrompt}
+		t.unloadAsk = ev.Type == page.DialogTypeBeforeunload && ev.FrameID == cdp.FrameID(t.targetID)
 		close(t.dialogSig)
 		t.dialogSig = make(chan struct{})
 		t.evMu.Unlock()
@@ -369,6 +405,13 @@ func (t *Tab) onEvent(ev any) {
 	case *page.EventJavascriptDialogClosed:
 		t.evMu.Lock()
 		t.dialog = nil
+		// A dismissed beforeunload cancels the navigation it held, and
+		// Chromium sends no Page.frameStoppedLoading for it: the page
+		// stays as it is, not navigating.
+		if t.unloadAsk && !ev.Result {
+			t.navPending = false
+		}
+		t.unloadAsk = false
 		t.evMu.Unlock()
 	case *page.EventFrameNavigated:
 		if ev.Frame.ParentID == "" {
@@ -376,6 +419,7 @@ func (t *Tab) onEvent(ev any) {
 			t.url = ev.Frame.URL + ev.Frame.URLFragment
 			t.title = "" // the new document's is read on demand
 			t.loading = true
+			t.dclPending = true
 			t.navPending = false
 			t.navSeq++
 			t.evMu.Unlock()
@@ -420,6 +464,11 @@ func (t *Tab) onEvent(ev any) {
 	case *page.EventLoadEventFired:
 		t.evMu.Lock()
 		t.loading = false
+		t.dclPending = false
+		t.evMu.Unlock()
+	case *page.EventDomContentEventFired:
+		t.evMu.Lock()
+		t.dclPending = false
 		t.evMu.Unlock()
 	case *page.EventNavigatedWithinDocument:
 		t.evMu.Lock()
@@ -685,6 +734,7 @@ func (t *Tab) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavRe
 	want := map[string]string{"load": "load", "domcontentloaded": "DOMContentLoaded",
 		"networkidle0": "networkIdle", "networkidle2": "networkAlmostIdle"}[waitUntil]
 	loaded := false
+	var loadedAt time.Time
 	var idleTimer <-chan time.Time
 	sig := t.dialogSignal()
 	evc := make(chan page.EventLifecycleEvent)
@@ -710,7 +760,7 @@ func (t *Tab) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavRe
 				continue
 			}
 			if ev.Name == "load" && !loaded {
-				loaded = true
+				loaded, loadedAt = true, time.Now()
 				if want == "networkIdle" || want == "networkAlmostIdle" {
 					idleTimer = time.After(t.sup.opts.NetworkIdleMax)
 				}
@@ -719,7 +769,7 @@ func (t *Tab) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavRe
 				return out, nil
 			}
 		case <-idleTimer:
-			out.Notes = append(out.Notes, t.pendingNote())
+			out.Notes = append(out.Notes, t.pendingNote(t.sup.opts.NetworkIdleMax, ""))
 			return out, nil
 		case <-sig:
 			if d := t.PendingDialog(); d != nil && t.dialogs == "" {
@@ -739,7 +789,10 @@ func (t *Tab) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavRe
 			return nil, cdpErr("navigate", err)
 		case <-ctx.Done():
 			if loaded {
-				out.Notes = append(out.Notes, t.pendingNote())
+				// The navigation's own timeout ended the wait before the
+				// cap: say how long it really waited.
+				waited := time.Since(loadedAt).Round(100 * time.Millisecond)
+				out.Notes = append(out.Notes, t.pendingNote(waited, fmt.Sprintf("the timeout ended the wait, before its %v cap", t.sup.opts.NetworkIdleMax)))
 				return out, nil
 			}
 			return nil, &Error{Code: CodeTimeout, Msg: fmt.Sprintf("navigate to %s: the document did not load within the timeout", rawURL), Err: ctx.Err()}
@@ -748,8 +801,23 @@ func (t *Tab) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavRe
 }
 
 // pendingNote names the requests still in flight when a network-idle wait
-// gave up.
-func (t *Tab) pendingNote() string {
+// gave up, waited past load; why, when set, says what ended the wait
+// (else the cap, Options.NetworkIdleMax).
+func (t *Tab) pendingNote(waited time.Duration, why string) string {
+	n, list := t.pendingRequests()
+	if why == "" {
+		why = "the cap on the wait"
+	}
+	if n == 0 {
+		return fmt.Sprintf("network not idle after %v past load (%s); returned the loaded page", waited, why)
+	}
+	return fmt.Sprintf("network not idle after %v past load (%s; %d pending: %s); returned the loaded page", waited, why, n, list)
+}
+
+// pendingRequests returns the number of the page's requests in flight
+// (Network.requestWillBeSent without loadingFinished or loadingFailed) and
+// the first 5 of their URLs, sorted, each cut at 120 bytes, joined.
+func (t *Tab) pendingRequests() (int, string) {
 	t.evMu.Lock()
 	urls := make([]string, 0, len(t.inflight))
 	for _, u := range t.inflight {
@@ -766,10 +834,7 @@ func (t *Tab) pendingNote() string {
 			urls[i] = u[:117] + "..."
 		}
 	}
-	if n == 0 {
-		return fmt.Sprintf("network not idle after %v past load; returned the loaded page", t.sup.opts.NetworkIdleMax)
-	}
-	return fmt.Sprintf("network not idle after %v past load (%d pending: %s); returned the loaded page", t.sup.opts.NetworkIdleMax, n, strings.Join(urls, ", "))
+	return n, strings.Join(urls, ", ")
 }
 
 // URL returns the tab's current URL (history API changes included).

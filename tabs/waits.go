@@ -518,3 +518,92 @@ func (t *Tab) KnownURL() string {
 	u, _ := t.cachedURLTitle()
 	return u
 }
+
+// DefaultIdle is how long the network must stay quiet for
+// WaitForLoadState("networkidle") when no idle time is given.
+const DefaultIdle = 500 * time.Millisecond
+
+// WaitForLoadState waits, on the page as it is (it neither navigates nor
+// reloads), until the top-level document has reached state:
+//   - "load": its load event fired (Page.loadEventFired since the document
+//     committed, Page.frameNavigated);
+//   - "domcontentloaded": its DOMContentLoaded fired
+//     (Page.domContentEventFired), or load;
+//   - "networkidle": it loaded, and none of the page's requests has been
+//     in flight (Network.requestWillBeSent without loadingFinished or
+//     loadingFailed) for idle; idle <= 0 means DefaultIdle.
+//
+// A state reached already returns at once. While a top-level navigation
+// is requested and not yet committed, the state is that of the document
+// it brings. Errors: bad_request for another state; timeout when ctx ends
+// first, saying what was missing (for networkidle, how many requests were
+// pending and the first of their URLs); not_actionable while a JavaScript
+// dialog that no policy answers holds the page; not_alive when the tab
+// dies.
+func (t *Tab) WaitForLoadState(ctx context.Context, state string, idle time.Duration) error {
+	switch state {
+	case "load", "domcontentloaded", "networkidle":
+	default:
+		return Errorf(CodeBadRequest, "invalid load state %q: use load, domcontentloaded or networkidle", state)
+	}
+	if idle <= 0 {
+		idle = DefaultIdle
+	}
+	start := time.Now()
+	var quietSince time.Time
+	for {
+		t.evMu.Lock()
+		loading, dcl, nav, busy := t.loading, t.dclPending, t.navPending, len(t.inflight) > 0
+		t.evMu.Unlock()
+		now := time.Now()
+		switch state {
+		case "load":
+			if !loading && !nav {
+				return nil
+			}
+		case "domcontentloaded":
+			if !dcl && !nav {
+				return nil
+			}
+		case "networkidle":
+			if loading || nav || busy {
+				quietSince = time.Time{}
+			} else if quietSince.IsZero() {
+				quietSince = now
+			} else if now.Sub(quietSince) >= idle {
+				return nil
+			}
+		}
+		if d := t.PendingDialog(); d != nil && t.dialogs == "" {
+			return dialogBlocked(d, "load")
+		}
+		select {
+		case <-ctx.Done():
+			return t.loadStateTimeout(state, idle, time.Since(start), loading, dcl, nav, ctx.Err())
+		case <-t.deadSig:
+			return &Error{Code: CodeNotAlive, Msg: "waitForLoadState: the tab died: " + t.DeadReason(), Err: ErrNotAlive}
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// loadStateTimeout is the timeout error of WaitForLoadState after waited,
+// saying what the page had not reached.
+func (t *Tab) loadStateTimeout(state string, idle, waited time.Duration, loading, dcl, nav bool, cause error) error {
+	waited = waited.Round(100 * time.Millisecond)
+	var why string
+	switch {
+	case nav:
+		why = fmt.Sprintf("the navigation to %s has not committed", t.pendingNavigation())
+	case state == "domcontentloaded" && dcl, state != "domcontentloaded" && loading:
+		why = "the document has not fired " + map[bool]string{true: "DOMContentLoaded", false: "load"}[state == "domcontentloaded"]
+	default:
+		n, list := t.pendingRequests()
+		if n == 0 {
+			why = fmt.Sprintf("requests kept starting: the network was never quiet for %v", idle)
+		} else {
+			why = fmt.Sprintf("%d request(s) still pending: %s", n, list)
+		}
+	}
+	return &Error{Code: CodeTimeout, Msg: fmt.Sprintf("waitForLoadState %s: not reached after %v: %s", state, waited, why), Err: cause}
+}

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"time"
@@ -343,7 +344,7 @@ func (s *Service) Open(ctx context.Context, r *api.OpenRequest) *api.Result {
 			Detail: "the public-only egress policy guards only browsers tabpilot launches; spawned and connected browsers are refused"})
 	}
 	if !s.hasTab(r.Name) {
-		if err := s.limits.CheckTabs(len(s.sup.Tabs(ctx))); err != nil {
+		if err := s.limits.CheckTabs(s.sup.TabCount()); err != nil {
 			return fail("open", tabName(r.Name), err)
 		}
 	}
@@ -720,9 +721,12 @@ func (s *Service) Act(ctx context.Context, method string, r *api.ActRequest) *ap
 	}
 	// A tab the action opened (a target=_blank link, window.open) is
 	// adopted under a name of its own: say which.
+	// So is a download it started, in the page or through a new tab.
 	var pops []tabs.Popup
+	var dls []tabs.Download
 	if t, terr := s.sup.Tab(name); terr == nil {
 		pops = t.DrainPopups(time.Second)
+		dls = t.DrainDownloads()
 	}
 	details := map[string]any{"action": method, "name": name}
 	text = verb
@@ -753,6 +757,19 @@ func (s *Service) Act(ctx context.Context, method string, r *api.ActRequest) *ap
 	if len(pops) > 0 {
 		details["popups"] = pops
 	}
+	for _, d := range dls {
+		switch d.State {
+		case "completed":
+			text += fmt.Sprintf("; it downloaded %q to %s", d.SuggestedName, d.Path)
+		case "canceled":
+			text += fmt.Sprintf("; it started a download of %q, which was canceled", d.SuggestedName)
+		default:
+			text += fmt.Sprintf("; it started a download of %q (in progress, into %s: tab.waitForDownload() waits for it, tab.downloads() lists it)", d.SuggestedName, filepath.Dir(d.Path))
+		}
+	}
+	if len(dls) > 0 {
+		details["downloads"] = dls
+	}
 	return &api.Result{Content: []api.Content{api.TextContent(text)}, Details: details}
 }
 
@@ -766,6 +783,10 @@ func (s *Service) Tabs(ctx context.Context) *api.Result {
 	for i, t := range list {
 		if i > 0 {
 			b.WriteByte('\n')
+		}
+		if !t.Adopted {
+			fmt.Fprintf(&b, "(not adopted) [%s] %s %q target %s: open --target %s to act on it", t.Browser, t.URL, t.Title, t.TargetID, t.TargetID)
+			continue
 		}
 		state := ""
 		if !t.Alive {

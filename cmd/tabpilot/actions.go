@@ -167,7 +167,7 @@ else the text says where the image went.`,
 			flags:   extractFlags},
 		{name: "tabs", args: "", method: "tabs", noTab: true,
 			summary: "list the open tabs",
-			about:   `List the open tabs of the session: name, browser, URL and title.`,
+			about:   `List the open tabs of the session: name, browser, URL and title; then the pages of each browser attached with --cdp-url (or --app-path) that no tab holds, as not adopted, with their target ids (open --cdp-url URL --target ID adopts one).`,
 			flags:   noFlags},
 	}
 }
@@ -366,7 +366,7 @@ func openFlags(_ *cli, fs *flag.FlagSet, _ *invocation) func([]string, api.Commo
 	dialog := fs.String("dialogs", "", "answer JavaScript dialogs by themselves: accept or dismiss")
 	cdpURL := fs.String("cdp-url", "", "attach to a running browser's CDP endpoint `URL`, e.g. http://127.0.0.1:9222")
 	appPath := fs.String("app-path", "", "start (or reuse) the app at `path` with remote debugging")
-	target := fs.String("target", "", "with --cdp-url or --app-path: the first page whose URL or title contains `text`")
+	target := fs.String("target", "", "with --cdp-url or --app-path: the page with that target id (tabpilot tabs lists them), else the first page whose URL or title contains `text`")
 	return func(pos []string, common api.Common) (any, error) {
 		if len(pos) > 1 {
 			return nil, usagef("open takes one URL, got %d arguments", len(pos))

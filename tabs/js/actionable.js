@@ -9,7 +9,8 @@
 // box, busy while the document loads or animates), or "ok" with the
 // centre point in the frame's viewport coordinates (of the element's first
 // box, as DOM.getContentQuads gives it) and top=true when that frame is the
-// top-level one at scale 1, so the point needs no mapping. With opts.arm
+// top-level one at scale 1, so the point needs no mapping, and bg=true when
+// the page is hidden (document.visibilityState). With opts.arm
 // it also arms the click (el.__tpClick, see arm below), so the caller can
 // tell whether the click that follows reached the element.
 async function (opts) {
@@ -162,7 +163,7 @@ async function (opts) {
   // one receiving the pointer at opts.x, opts.y).
   if (opts.verify) {
     if (moved(rect(), opts.verify)) return { state: 'unstable', tag: describe(target) };
-    return hitTest(opts.x, opts.y) || { state: 'ok', x: opts.x, y: opts.y };
+    return hitTest(opts.x, opts.y) || { state: 'ok', x: opts.x, y: opts.y, bg: document.visibilityState === 'hidden' };
   }
   if (opts.scroll !== false) target.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
   const style = getComputedStyle(target);
@@ -206,5 +207,7 @@ async function (opts) {
   }
   if (opts.arm) arm(target);
   const top = window === window.top && (!window.visualViewport || window.visualViewport.scale === 1);
-  return { state: 'ok', x, y, box: r2, top, tag: describe(target) };
+  // bg: the page is in the background (not the browser's active tab),
+  // where it gets no animation frames.
+  return { state: 'ok', x, y, box: r2, top, tag: describe(target), bg: document.visibilityState === 'hidden' };
 }

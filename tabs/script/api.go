@@ -303,6 +303,19 @@ func (s *Script) setup(vm *goja.Runtime) error {
 			return u, nil
 		})
 	})
+	method("waitForLoadState", func(c goja.FunctionCall) goja.Value {
+		state := "load"
+		if a := c.Argument(0); !goja.IsUndefined(a) && !goja.IsNull(a) {
+			state = a.String()
+		}
+		d := msOpt(vm, c.Argument(1), "timeout")
+		idle := msOpt(vm, c.Argument(1), "idleMs")
+		return s.async(func(ctx context.Context) (any, error) {
+			ctx, cancel := withTimeout(ctx, d)
+			defer cancel()
+			return nil, t.WaitForLoadState(ctx, state, idle)
+		})
+	})
 	method("waitForResponse", func(c goja.FunctionCall) goja.Value {
 		p, err := s.urlPattern(vm, c.Argument(0))
 		if err != nil {

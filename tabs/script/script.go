@@ -39,6 +39,8 @@
 //	  statusText, headers, mimeType, body, bodyBase64, bodyError, truncated}
 //	waitForPopup({timeout}) → {name, opener, url}
 //	waitForDownload({timeout}) → {url, suggestedName, path, bytes, totalBytes, state, finished}
+//	waitForLoadState(load|domcontentloaded|networkidle, {timeout, idleMs}) → null; on the page as it is, never reloading;
+//	  networkidle: loaded and no request in flight for idleMs (default 500); timeout names the pending URLs
 //	downloads() → [download]
 //	dialog() → {type, message, defaultValue} | null
 //	acceptDialog(promptText?) dismissDialog()
