@@ -160,7 +160,7 @@ func Tool() *sdk.Tool {
 	enum("dialogs", "accept", "dismiss")
 	enum("format", "markdown", "text", "html")
 	enum("state", "visible", "hidden", "attached", "detached")
-	enum("load_state", "load", "domcontentloaded")
+	enum("load_state", "load", "domcontentloaded", "networkidle")
 	enum("response", "accept", "dismiss")
 	t := true
 	return &sdk.Tool{

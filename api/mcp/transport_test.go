@@ -365,7 +365,7 @@ func TestBadArguments(t *testing.T) {
 		{`{"action":"back","target":1}`, "bad_request: target does not apply to action back (it takes name, timeout)"},
 		{`{"action":"hover","values":["a"]}`, "bad_request: values does not apply to action hover (it takes name, timeout, target)"},
 		{`{"action":"dialog","response":"maybe"}`, "bad_request: invalid arguments: response: enum: "},
-		{`{"action":"wait","load_state":"networkidle"}`, "bad_request: invalid arguments: load_state: enum: "},
+		{`{"action":"wait","load_state":"networkidle2"}`, "bad_request: invalid arguments: load_state: enum: "},
 	}
 	var in strings.Builder
 	in.WriteString(initLine + "\n" + readyLine + "\n")

@@ -104,8 +104,8 @@ func (s *Service) Scroll(ctx context.Context, r *api.ScrollRequest) *api.Result 
 	return &api.Result{Content: []api.Content{api.TextContent(text)}, Details: details}
 }
 
-// loadStates are the load states wait knows: those of document.readyState.
-var loadStates = []string{"load", "domcontentloaded"}
+// loadStates are the load states wait knows (tabs.Tab.WaitForLoadState).
+var loadStates = []string{"load", "domcontentloaded", "networkidle"}
 
 // Wait is the wait shortcut: for text, an element's state
 // (tabs.Tab.WaitForState), the URL (WaitForURL) or a load state. details:
@@ -126,8 +126,8 @@ func (s *Service) Wait(ctx context.Context, r *api.WaitRequest) *api.Result {
 	}
 	if r.LoadState != "" && !contains(loadStates, r.LoadState) {
 		return fail("wait", name, &tabs.Error{Code: tabs.CodeBadRequest,
-			Msg:  fmt.Sprintf("wait: unknown load state %q: use load or domcontentloaded", r.LoadState),
-			Hint: "To wait for the network to settle, open the page with wait_until networkidle0 or networkidle2; to wait for content, wait for its text or selector."})
+			Msg:  fmt.Sprintf("wait: unknown load state %q: use load, domcontentloaded or networkidle", r.LoadState),
+			Hint: "To wait for content, wait for its text or selector."})
 	}
 	details := map[string]any{"action": "wait", "name": name}
 	var text string
@@ -146,11 +146,10 @@ func (s *Service) Wait(ctx context.Context, r *api.WaitRequest) *api.Result {
 			details["url"] = u
 			return nil
 		case r.LoadState != "":
-			all := tabs.URLPattern{Func: func(string) bool { return true }}
-			u, err := t.WaitForURL(ctx, all, r.LoadState)
-			if err != nil {
+			if err := t.WaitForLoadState(ctx, r.LoadState, 0); err != nil {
 				return err
 			}
+			u := t.URL(ctx)
 			text = fmt.Sprintf("The page reached %s: %s", r.LoadState, u)
 			details["loadState"] = r.LoadState
 			details["url"] = u

@@ -645,7 +645,7 @@ func scrollFlags(_ *cli, fs *flag.FlagSet, _ *invocation) func([]string, api.Com
 
 var (
 	waitStates = []string{"visible", "hidden", "attached", "detached"}
-	loadStates = []string{"load", "domcontentloaded"}
+	loadStates = []string{"load", "domcontentloaded", "networkidle"}
 )
 
 func waitFlags(_ *cli, fs *flag.FlagSet, _ *invocation) func([]string, api.Common) (any, error) {

@@ -84,8 +84,11 @@ func TestCLIStepVerbs(t *testing.T) {
 	if out := mustRun(t, e, "wait", "--load-state", "domcontentloaded"); !strings.Contains(out, "The page reached domcontentloaded: "+srv.URL+"/") {
 		t.Errorf("wait --load-state: %q", out)
 	}
-	if _, stderr, code := e.run("wait", "--load-state", "networkidle"); code != 2 || !strings.Contains(stderr, "want one of load, domcontentloaded") {
-		t.Errorf("wait --load-state networkidle: exit %d, %q", code, stderr)
+	if out := mustRun(t, e, "wait", "--load-state", "networkidle"); !strings.Contains(out, "The page reached networkidle: "+srv.URL+"/") {
+		t.Errorf("wait --load-state networkidle: %q", out)
+	}
+	if _, stderr, code := e.run("wait", "--load-state", "idle"); code != 2 || !strings.Contains(stderr, "want one of load, domcontentloaded, networkidle") {
+		t.Errorf("wait --load-state idle: exit %d, %q", code, stderr)
 	}
 	if _, stderr, code := e.run("wait", "x", "--url", "**/y"); code != 2 || !strings.Contains(stderr, "one of TEXT") {
 		t.Errorf("wait TEXT --url: exit %d, %q", code, stderr)
