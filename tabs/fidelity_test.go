@@ -237,3 +237,62 @@ func TestScrollSaysWhatMoved(t *testing.T) {
 		t.Errorf("page scroll %q", p)
 	}
 }
+
+// TestObserveDelegatedAndModal checks trial.html: the controls of
+// delegating listeners on a toolbar, a date picker, a menu and a table are
+// one each; a button whose only content is a titled SVG is an icon; a
+// colour input shows its value; a modal <dialog> makes the rest inert.
+func TestObserveDelegatedAndModal(t *testing.T) {
+	t.Parallel()
+	s := obsServer(t)
+	tab := obsOpen(t, s.URL+"/o/trial.html")
+	o := obsObserve(t, tab, tabs.ObserveOptions{})
+	for _, c := range []struct{ name, title string }{{"Bold", "tb Bold"}, {"Italic", "tb Italic"}, {"2", "day 2"}, {"Save", "menu Save"}, {"11", "cal 11"}} {
+		if _, err := obsClick(t, tab, obsOne(t, o, "clickable", c.name).ID); err != nil {
+			t.Fatalf("click %s: %v", c.name, err)
+		}
+		var title string
+		obsEval(t, tab, "document.title", &title)
+		if title != c.title {
+			t.Errorf("click %s: title %q, want %q", c.name, title, c.title)
+		}
+	}
+	if el := obsOne(t, o, "button", "trash"); !slices.Contains(el.States, "icon") {
+		t.Errorf("SVG button %+v", el)
+	}
+	if v := obsOne(t, o, "button", "Tint").Value; v != "#00ff00" {
+		t.Errorf("colour value %q", v)
+	}
+	m := obsOpen(t, s.URL+"/o/trial.html?modal")
+	mo := obsObserve(t, m, tabs.ObserveOptions{})
+	if len(mo.Elements) != 2 || mo.Elements[0].Role != "dialog" || mo.Elements[1].Name != "Accept" {
+		t.Errorf("with a modal dialog open:\n%s", mo.Text())
+	}
+}
+
+// TestRecycledOneButtonRows checks a virtualised list whose rows are one
+// button each: the button is the item, so a recycled one is stale, and
+// observe({scroll: true}) collects every row.
+func TestRecycledOneButtonRows(t *testing.T) {
+	t.Parallel()
+	s := obsServer(t)
+	tab := obsOpen(t, s.URL+"/o/trial.html")
+	o := obsObserve(t, tab, tabs.ObserveOptions{})
+	item3 := obsOne(t, o, "button", "item 3")
+	var ok bool
+	obsEval(t, tab, `new Promise((res) => { const l = document.getElementById('vl');
+		l.addEventListener('scroll', () => requestAnimationFrame(() => res(true)), {once: true}); l.scrollTop = 100 * 20; })`, &ok)
+	if _, err := obsClick(t, tab, item3.ID); !errors.Is(err, tabs.ErrStale) || !strings.Contains(err.Error(), `"item 3"`) {
+		t.Fatalf("click on a recycled button: %v", err)
+	}
+	all := obsObserve(t, tab, tabs.ObserveOptions{Scroll: true, MaxTokens: 100000})
+	n := 0
+	for _, el := range all.Elements {
+		if el.Role == "button" && strings.HasPrefix(el.Name, "item ") {
+			n++
+		}
+	}
+	if n != 1000 {
+		t.Errorf("%d rows collected, want 1000", n)
+	}
+}

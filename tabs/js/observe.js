@@ -125,7 +125,7 @@ function (opts, anchor, ...clickables) {
     'outline', 'sharp', 'fill', 'color', 'theme', 'dark', 'base', 'main', 'show', 'is', 'has', 'no', 'bg', 'background',
     'sprite', 'png', 'jpg', 'gif', 'webp', 'data', 'static', 'assets', 'asset', 'images', 'toolbar', 'tool', 'tools']);
   // Tags that can be the controls of a delegating listener.
-  const LEAF_TAGS = new Set(['a', 'span', 'div', 'li', 'td', 'i', 'img', 'svg', 'p', 'em', 'dd', 'dt']);
+  const LEAF_TAGS = new Set(['a', 'span', 'div', 'li', 'td', 'i', 'img', 'svg', 'dd', 'dt']);
   const ICONISH = new Set(['svg', 'img', 'i', 'picture']);
 
   /*ROWKEY*/
@@ -190,8 +190,9 @@ function (opts, anchor, ...clickables) {
   // delegatedLeaves returns the controls of a delegating listener on d
   // (date pickers, menus, toolbars listen on a parent and act on
   // event.target): its small descendants that show a short text or an
-  // icon and have no control inside, when at least two of them are
-  // siblings of one tag. Else [] (d is the one control).
+  // icon and have no control inside, when at least two of them are alike
+  // (one tag and class: the days of a calendar, the items of a menu).
+  // Else [] (d is the one control).
   function delegatedLeaves(d) {
     if (d === doc.body || d === doc.documentElement) return [];
     const all = d.getElementsByTagName('*');
@@ -214,8 +215,6 @@ function (opts, anchor, ...clickables) {
       if (txt.length > 40) continue;
       if (iconOnly && !ICONISH.has(t) && !e.children.length && win.getComputedStyle(e).backgroundImage === 'none' &&
         win.getComputedStyle(e, '::before').content === 'none') continue;
-      if (!(t === 'a' || t === 'td' || t === 'li' || iconOnly || e.hasAttribute('class') || e.hasAttribute('role') ||
-        Object.keys(e.dataset).length)) continue;
       const r = e.getBoundingClientRect();
       if (r.width === 0 || r.height === 0) continue;
       cands.add(e);
@@ -224,9 +223,11 @@ function (opts, anchor, ...clickables) {
     const out = [];
     for (const e of cands) if (!cands.has(e.parentElement)) out.push(e);
     if (out.length > 100) return [];
-    const os = new Set(out);
+    const kinds = new Set();
     for (const e of out) {
-      for (let x = e.nextElementSibling; x; x = x.nextElementSibling) if (x.localName === e.localName && os.has(x)) return out;
+      const k = e.localName + '.' + (e.getAttribute('class') || '');
+      if (kinds.has(k)) return out;
+      kinds.add(k);
     }
     return [];
   }
@@ -576,6 +577,15 @@ function (opts, anchor, ...clickables) {
     // the controls of delegating listeners.
     const stands = new Map();
     const dleaf = new Set();
+    // modalDlg is the open modal dialog (showModal) of the document.
+    let modalDlg = null;
+    if (!opts.sub) {
+      try {
+        modalDlg = doc.querySelector('dialog:modal');
+      } catch (e) {
+        modalDlg = null;
+      }
+    }
 
     // areas adds the links of an image map, with their boxes.
     function areas(img, st) {
@@ -708,6 +718,11 @@ function (opts, anchor, ...clickables) {
       const tag = el.localName;
       if (SKIP.has(tag)) return;
       if (el.getAttribute('aria-hidden') === 'true' || el.hasAttribute('inert')) return;
+      if (modalDlg && !st.im) {
+        // Outside an open modal <dialog>, everything is inert.
+        if (el === modalDlg) st = child(st, { im: true });
+        else if (!el.contains(modalDlg)) return;
+      }
       const cs = win.getComputedStyle(el);
       const disp = cs.display;
       if (disp === 'none') return;
@@ -769,7 +784,7 @@ function (opts, anchor, ...clickables) {
           curFrame = k;
           active = deepActive(cd);
           const dc = docClip(cd);
-          const cs0 = { g: st.g, lm: '', sc: { hd: '' }, vh: false, clip: dc, pclip: dc };
+          const cs0 = { g: st.g, lm: '', sc: { hd: '' }, vh: false, clip: dc, pclip: dc, im: st.im };
           visit(cd.documentElement, cs0);
           flush();
           [curFrame, active] = saved;
@@ -1028,6 +1043,10 @@ function (opts, anchor, ...clickables) {
       if (!it.a && ICON_NAMED.has(role)) {
         it.a = iconName(el);
         icon = !!it.a;
+      } else if (it.a && ICON_NAMED.has(role) && !el.hasAttribute('aria-label') && !el.hasAttribute('aria-labelledby') &&
+        !el.hasAttribute('title') && el.querySelector('img,svg,picture') && !clean(el.innerText || '')) {
+        // Named by the text alternative of the only picture it shows.
+        icon = true;
       }
       const ctl = stands.get(el);
       const s = ctl ? states(ctl, ctl.localName, role, active) : states(el, tag, role, active);
@@ -1036,6 +1055,7 @@ function (opts, anchor, ...clickables) {
       if (!ctl && kind === 'c' && !s.includes('upload') && el.querySelector('input[type=file]')) s.push('upload');
       if (s.length) it.s = s;
       if (tag === 'input' && TYPED.has(el.type)) it.ty = el.type;
+      if (tag === 'input' && el.type === 'color') it.v = el.value;
       if (VALUE_ROLES.has(role)) {
         let v = valueOf(el, tag, role);
         if (v && tag !== 'input' && tag !== 'textarea') v = role === 'textbox' || role === 'searchbox' ? v.replace(/\n+$/, '') : clean(v);
@@ -1266,6 +1286,16 @@ function (opts, anchor, ...clickables) {
       report.containers++;
       let steps = 0;
       let complete = false;
+      const walkSc = () => merge(sc === page ? walkOnce(root, initial()).items : byTop(walkOnce(sc, stateOf(sc)).items));
+      if ((vertical ? sc.scrollTop : sc.scrollLeft) > 0) {
+        // Through all of it: from its start.
+        const scrolled = scrollEvent(sc === page ? doc : sc);
+        if (vertical) sc.scrollTop = 0;
+        else sc.scrollLeft = 0;
+        await scrolled(1500);
+        await settle();
+        walkSc();
+      }
       while (steps < maxSteps) {
         if (Date.now() > deadline) {
           report.timedOut = true;
@@ -1295,7 +1325,7 @@ function (opts, anchor, ...clickables) {
         // The page: walk it all; a container: its subtree only, in the
         // order its items show (a list that reuses its nodes moves them
         // about).
-        merge(sc === page ? walkOnce(root, initial()).items : byTop(walkOnce(sc, stateOf(sc)).items));
+        walkSc();
       }
       if (complete) report.complete++;
     }

@@ -34,6 +34,7 @@ function rowKey(el) {
   }
   if (!c) return '';
   if (c === el) return '=' + own(el);
+  // A row whose only content is the element: the element is the item.
   const w = el.ownerDocument.createTreeWalker(c, NodeFilter.SHOW_TEXT);
   // Its texts, " | " between them: the first says which item it is.
   const parts = [];
@@ -47,5 +48,5 @@ function rowKey(el) {
     parts.push(x);
     n += x.length + 3;
   }
-  return parts.join(' | ').slice(0, 80);
+  return parts.length ? parts.join(' | ').slice(0, 80) : '=' + own(el);
 }

@@ -280,7 +280,7 @@ func (d *domBuilder) frame(fi int, ox, oy float64, clip Rect) {
 		default:
 			el.Name = clean(it.Name, maxName)
 		}
-		if hasValue(role) {
+		if hasValue(role) || it.Type == "color" {
 			el.Value, el.ValueLength = fieldValue(it.Value, it.ValueLength)
 		}
 		el.Type = it.Type
