@@ -97,8 +97,18 @@ func TestObserveWhatAPersonActsOn(t *testing.T) {
 	if cv.Bounds == nil || cv.Bounds.Width != 300 || cv.Bounds.Height != 150 {
 		t.Errorf("canvas box %+v", cv.Bounds)
 	}
-	if b := obsOne(t, o, "link", "North").Bounds; b == nil || b.Width != 50 || b.Height != 50 {
+	north := obsOne(t, o, "link", "North")
+	if b := north.Bounds; b == nil || b.Width != 50 || b.Height != 50 {
 		t.Errorf("area box %+v", b)
+	}
+	// An image map's area is clicked by number, on its shape.
+	if _, err := obsClick(t, tab, north.ID); err != nil {
+		t.Errorf("click the area: %v", err)
+	}
+	var hash string
+	obsEval(t, tab, "location.hash", &hash)
+	if hash != "#a" {
+		t.Errorf("after clicking the area, hash %q", hash)
 	}
 	// A frame is labelled by its title.
 	if f := obsOne(t, o, "button", "Gift wrap").Frame; f != "Checkout extras" {
@@ -294,5 +304,33 @@ func TestRecycledOneButtonRows(t *testing.T) {
 	}
 	if n != 1000 {
 		t.Errorf("%d rows collected, want 1000", n)
+	}
+}
+
+// TestBackForwardCacheRestore checks a page back from the back/forward
+// cache: it is loaded (no load event comes again), and the objects the
+// observation kept in it (its inline handler's node) are made afresh.
+func TestBackForwardCacheRestore(t *testing.T) {
+	t.Parallel()
+	s := obsServer(t)
+	tab := obsOpen(t, s.URL+"/o/bf-e.html")
+	o := obsObserve(t, tab, tabs.ObserveOptions{})
+	if _, err := obsClick(t, tab, obsOne(t, o, "link", "to B").ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := obsDo(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
+		_, err := tb.Back(ctx)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		o = obsObserve(t, tab, tabs.ObserveOptions{})
+		if len(o.Notes) != 0 || len(obsFind(o, "button", "Al")) != 1 {
+			t.Fatalf("observation %d after back: %v\n%s", i, o.Notes, o.Text())
+		}
+	}
+	if _, err := obsClick(t, tab, obsOne(t, o, "button", "Al").ID); err != nil {
+		t.Fatal(err)
 	}
 }

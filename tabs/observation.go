@@ -690,7 +690,12 @@ func (t *Tab) walkFrame(ctx context.Context, f *obsFrame, wo walkOpts, anchor ob
 	if !isGoneContext(err) {
 		return nil, err
 	}
-	// The document changed since the world was made.
+	// The document changed since the world was made, or came back from
+	// the back/forward cache, which dropped the remote objects kept in it
+	// (the clickable nodes): make both afresh.
+	t.ob.mu.Lock()
+	delete(t.ob.clickables, worldKey{session: f.sess.SessionID, frame: f.id, loader: f.loader})
+	t.ob.mu.Unlock()
 	if w, err = t.world(ctx, f, true); err != nil {
 		return nil, cdpErr("create isolated world", err)
 	}

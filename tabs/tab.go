@@ -418,11 +418,21 @@ func (t *Tab) onEvent(ev any) {
 			t.evMu.Lock()
 			t.url = ev.Frame.URL + ev.Frame.URLFragment
 			t.title = "" // the new document's is read on demand
-			t.loading = true
-			t.dclPending = true
+			// A document back from the back/forward cache has loaded: it
+			// fires no load event again.
+			restored := ev.Type == page.NavigationTypeBackForwardCacheRestore
+			t.loading = !restored
+			t.dclPending = !restored
 			t.navPending = false
 			t.navSeq++
 			t.evMu.Unlock()
+			if restored {
+				// Its remote objects did not come back with it.
+				t.ob.mu.Lock()
+				clear(t.ob.worlds)
+				clear(t.ob.clickables)
+				t.ob.mu.Unlock()
+			}
 			t.mu.Lock()
 			t.num.Reset()
 			t.lastObs = nil

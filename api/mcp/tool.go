@@ -73,6 +73,8 @@ type Input struct {
 	ViewportOnly bool   `json:"viewport_only,omitempty" jsonschema:"observe: only what is on screen"`
 	Query        string `json:"query,omitempty" jsonschema:"observe: only elements whose name or text matches"`
 	MaxTokens    int    `json:"max_tokens,omitempty" jsonschema:"observe: budget (default 6000)"`
+	Scroll       bool   `json:"scroll,omitempty" jsonschema:"observe: scroll lists through first, collecting every row"`
+	Boxes        bool   `json:"boxes,omitempty" jsonschema:"observe: every element's box"`
 	// screenshot
 	FullPage bool   `json:"full_page,omitempty" jsonschema:"screenshot: the whole page"`
 	Save     string `json:"save,omitempty" jsonschema:"screenshot: also write the full-size PNG to this path"`
@@ -109,7 +111,7 @@ var actionFields = map[string][]string{
 	"open":       {"url", "wait_until", "dialogs", "viewport", "app"},
 	"close":      {"all", "kill"},
 	"run":        {"code"},
-	"observe":    {"include_all", "viewport_only", "query", "max_tokens"},
+	"observe":    {"include_all", "viewport_only", "query", "max_tokens", "scroll", "boxes"},
 	"click":      {"target"},
 	"type":       {"target", "text"},
 	"fill":       {"target", "text"},
@@ -204,7 +206,7 @@ func request(in *Input, set map[string]any) (any, error) {
 	case "run":
 		return &api.RunRequest{Common: common, Code: in.Code}, nil
 	case "observe":
-		return &api.ObserveRequest{Common: common, IncludeAll: in.IncludeAll, ViewportOnly: in.ViewportOnly, Query: in.Query, MaxTokens: in.MaxTokens}, nil
+		return &api.ObserveRequest{Common: common, IncludeAll: in.IncludeAll, ViewportOnly: in.ViewportOnly, Query: in.Query, MaxTokens: in.MaxTokens, Scroll: in.Scroll, Boxes: in.Boxes}, nil
 	case "click", "type", "fill", "press":
 		return &api.ActRequest{Common: common, Target: api.Target(in.Target), Text: in.Text}, nil
 	case "screenshot":

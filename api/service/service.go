@@ -731,6 +731,13 @@ func (s *Service) Act(ctx context.Context, method string, r *api.ActRequest) *ap
 	details := map[string]any{"action": method, "name": name}
 	text = verb
 	if res != nil {
+		if res.Target != "" {
+			details["target"] = res.Target
+			if strings.Contains(res.Target, " (was ") {
+				// The element's own label changed since it was numbered.
+				text += "; " + res.Target
+			}
+		}
 		if res.Navigated {
 			text += "; the page navigated (observe again)"
 			details["navigated"] = true

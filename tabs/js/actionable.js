@@ -87,7 +87,33 @@ async function (opts) {
   if (!el.isConnected) return { state: 'detached' };
   const target = el.nodeType === 1 ? el : el.parentElement;
   if (!target) return { state: 'hidden' };
-  const rect = () => { const r = target.getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; };
+  // An image map's area has no box of its own: its box is its shape's
+  // bounds on the image that uses the map.
+  let mapImg = null;
+  if (target.localName === 'area') {
+    const m = target.closest('map');
+    const name = m && m.getAttribute('name');
+    if (name) mapImg = target.getRootNode().querySelector('img[usemap="#' + CSS.escape(name) + '"]');
+  }
+  const areaRect = () => {
+    const r = mapImg.getBoundingClientRect();
+    const c = (target.getAttribute('coords') || '').split(/[\s,]+/).map(Number).filter((v) => !isNaN(v));
+    const sh = (target.getAttribute('shape') || 'rect').toLowerCase();
+    let b = [0, 0, r.width, r.height];
+    if (/^circ/.test(sh) && c.length >= 3) b = [c[0] - c[2], c[1] - c[2], 2 * c[2], 2 * c[2]];
+    else if (/^poly/.test(sh) && c.length >= 6) {
+      const xs = c.filter((_, i) => i % 2 === 0), ys = c.filter((_, i) => i % 2 === 1);
+      b = [Math.min(...xs), Math.min(...ys), Math.max(...xs) - Math.min(...xs), Math.max(...ys) - Math.min(...ys)];
+    } else if (/^rect/.test(sh) && c.length >= 4) b = [c[0], c[1], c[2] - c[0], c[3] - c[1]];
+    // Within the image.
+    const x0 = Math.max(0, b[0]), y0 = Math.max(0, b[1]);
+    return [r.left + x0, r.top + y0, Math.max(0, Math.min(r.width, b[0] + b[2]) - x0), Math.max(0, Math.min(r.height, b[1] + b[3]) - y0)];
+  };
+  const rect = () => {
+    if (mapImg) return areaRect();
+    const r = target.getBoundingClientRect();
+    return [r.left, r.top, r.width, r.height];
+  };
   const moved = (a, b) => a.some((v, i) => Math.abs(v - b[i]) > 0.5);
   // contains: whether n is in a's subtree in the composed tree (through
   // slots and shadow hosts).
@@ -107,7 +133,7 @@ async function (opts) {
   // slotted into it, or the element whose slotted text it is
   // (elementFromPoint gives a text node's parent, here the host).
   const inside = (h, x, y) => {
-    if (contains(target, h)) return true;
+    if (contains(target, h) || (mapImg && h === mapImg)) return true;
     for (const a of slotted()) {
       if (a === h || a.contains(h)) return true;
       if (a.nodeType === 3 && a.parentNode === h) {
@@ -165,8 +191,8 @@ async function (opts) {
     if (moved(rect(), opts.verify)) return { state: 'unstable', tag: describe(target) };
     return hitTest(opts.x, opts.y) || { state: 'ok', x: opts.x, y: opts.y, bg: document.visibilityState === 'hidden' };
   }
-  if (opts.scroll !== false) target.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
-  const style = getComputedStyle(target);
+  if (opts.scroll !== false) (mapImg || target).scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+  const style = getComputedStyle(mapImg || target);
   const r1 = rect();
   if (r1[2] === 0 || r1[3] === 0 || style.visibility === 'hidden' || style.display === 'none') {
     return { state: 'hidden', tag: describe(target) };
@@ -196,7 +222,7 @@ async function (opts) {
   // The centre of the first box with an area (a link that wraps has one
   // per line, and the centre of their union may be on neither).
   let box = null;
-  for (const b of target.getClientRects()) {
+  for (const b of mapImg ? [] : target.getClientRects()) {
     if (b.width > 0 && b.height > 0) { box = b; break; }
   }
   const x = box ? box.left + box.width / 2 : r2[0] + r2[2] / 2;

@@ -604,8 +604,11 @@ function (opts, anchor, ...clickables) {
           b = [Math.min(...xs), Math.min(...ys), Math.max(...xs) - Math.min(...xs), Math.max(...ys) - Math.min(...ys)];
         } else if (/^rect/.test(sh) && c.length >= 4) b = [c[0], c[1], c[2] - c[0], c[3] - c[1]];
         flush();
+        // Within the image.
+        const x0 = Math.max(0, b[0]), y0 = Math.max(0, b[1]);
+        const w = Math.max(0, Math.min(r.width, b[0] + b[2]) - x0), h = Math.max(0, Math.min(r.height, b[1] + b[3]) - y0);
         const it = { k: 'e', n: addNode(a), r: 'link', a: clean(a.getAttribute('alt') || a.getAttribute('title') || ''),
-          u: a.href, b: [Math.round(r.left + b[0]), Math.round(r.top + b[1]), Math.round(b[2]), Math.round(b[3])], sb: 1 };
+          u: a.href, b: [Math.round(r.left + x0), Math.round(r.top + y0), Math.round(w), Math.round(h)], sb: 1 };
         ctxOf(it, st);
         items.push(it);
       }
