@@ -143,6 +143,17 @@ function (opts, anchor, ...clickables) {
     return out;
   };
 
+  // ownText reports whether el has text of its own (not an SVG's title).
+  function ownText(el) {
+    const w = doc.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let t = w.nextNode(); t; t = w.nextNode()) {
+      const p = t.parentNode;
+      if (p && p.namespaceURI === 'http://www.w3.org/2000/svg') continue;
+      if (/\S/.test(t.data)) return true;
+    }
+    return false;
+  }
+
   // iconName names a control whose only content is a picture: an image,
   // an inline SVG, a CSS background or content image, an icon font glyph.
   // It takes what there is: a text alternative on a descendant, an SVG
@@ -577,6 +588,8 @@ function (opts, anchor, ...clickables) {
     // the controls of delegating listeners.
     const stands = new Map();
     const dleaf = new Set();
+    // rowTexts caches the texts of the rows rowKey reads.
+    const rowTexts = new Map();
     // modalDlg is the open modal dialog (showModal) of the document.
     let modalDlg = null;
     if (!opts.sub) {
@@ -744,11 +757,13 @@ function (opts, anchor, ...clickables) {
       // What the ancestors' overflow lets show of it (a fixed element
       // escapes it, an absolute one escapes that of the ancestors inside
       // its containing block), and of its descendants.
+      const ox = cs.overflowX, oy = cs.overflowY;
+      const over = ox !== 'visible' || oy !== 'visible';
       const pos = cs.position;
       const clip = pos === 'fixed' ? null : pos === 'absolute' ? st.pclip : st.clip;
-      {
-        const cc = clipOf(el, cs, clip);
-        const pc = pos !== 'static' || cs.transform !== 'none' ? cc : st.pclip;
+      if (over || pos !== 'static') {
+        const cc = over ? clipOf(el, cs, clip) : clip;
+        const pc = pos !== 'static' ? cc : st.pclip;
         if (cc !== st.clip || pc !== st.pclip) st = child(st, { clip: cc, pclip: pc });
       }
       if (opts.scroll && (el.scrollHeight > el.clientHeight + 20 || el.scrollWidth > el.clientWidth + 20) &&
@@ -899,7 +914,7 @@ function (opts, anchor, ...clickables) {
         emit(el, tag, role, kind, st, pointer);
         return;
       }
-      if (!st.ii && !vh && el !== doc.documentElement && el !== doc.body) {
+      if (over && !st.ii && !vh && el !== doc.documentElement && el !== doc.body) {
         const sp = scrollPos(el, cs);
         if (sp) {
           // A scroll container, with where it stands.
@@ -1047,7 +1062,7 @@ function (opts, anchor, ...clickables) {
         it.a = iconName(el);
         icon = !!it.a;
       } else if (it.a && ICON_NAMED.has(role) && !el.hasAttribute('aria-label') && !el.hasAttribute('aria-labelledby') &&
-        !el.hasAttribute('title') && el.querySelector('img,svg,picture') && !clean(el.innerText || '')) {
+        !el.hasAttribute('title') && el.querySelector('img,svg,picture') && !ownText(el)) {
         // Named by the text alternative of the only picture it shows.
         icon = true;
       }
@@ -1070,7 +1085,7 @@ function (opts, anchor, ...clickables) {
           it.v = v;
         }
       }
-      const rk = rowKey(el);
+      const rk = rowKey(el, rowTexts);
       if (rk) it.rk = rk;
       const lk = labelKey(el);
       if (lk) it.lk = lk;

@@ -14,14 +14,26 @@ function labelKey(el) {
 // and "=" and the element's own text when the element is the item itself.
 // The key is the first 80 characters of the item's texts, white space
 // collapsed, " | " between text nodes.
-function rowKey(el) {
+function rowKey(el, cache) {
   const clean = (s) => s.replace(/\s+/g, ' ').trim();
   const own = labelKey;
-  // The item: the nearest list item, row or article, else a div ancestor
-  // (up to four levels) repeated among its siblings (same class), as the
-  // rows of a list made of divs are. The element itself is not one:
+  // The item: the nearest list item, row or article (up to twelve levels
+  // up), else a div ancestor (up to four levels) repeated among its
+  // siblings (same class), as the rows of a list made of divs are. The element itself is not one:
   // its siblings come and go (a button beside buttons).
-  let c = el.closest('li,tr,article,[role=listitem],[role=row],[role=article],[role=option],[role=treeitem]');
+  let c = null;
+  for (let n = el, i = 0; n && i < 12; n = n.parentElement, i++) {
+    const t = n.localName;
+    if (t === 'li' || t === 'tr' || t === 'article') {
+      c = n;
+      break;
+    }
+    const r = n.getAttribute('role');
+    if (r === 'listitem' || r === 'row' || r === 'article' || r === 'option' || r === 'treeitem') {
+      c = n;
+      break;
+    }
+  }
   if (!c) {
     const same = (a, b) => b && a.localName === 'div' && b.localName === 'div' && a.className === b.className;
     let n = el.parentElement;
@@ -35,16 +47,29 @@ function rowKey(el) {
   if (!c) return '';
   if (c === el) return '=' + own(el);
   // A row whose only content is the element: the element is the item.
-  const w = el.ownerDocument.createTreeWalker(c, NodeFilter.SHOW_TEXT);
-  // Its texts, " | " between them: the first says which item it is.
+  // The item's texts (its first 400 characters; cache, a Map, keeps them
+  // for the item's other elements), then those outside the element, " | "
+  // between them: the first says which item it is.
+  let texts = cache && cache.get(c);
+  if (!texts) {
+    texts = [];
+    const w = el.ownerDocument.createTreeWalker(c, NodeFilter.SHOW_TEXT);
+    let n = 0;
+    for (let t = w.nextNode(); t && n < 400; t = w.nextNode()) {
+      const p = t.parentElement;
+      if (p && (p.localName === 'script' || p.localName === 'style')) continue;
+      const x = clean(t.data);
+      if (!x) continue;
+      texts.push([t, x]);
+      n += x.length + 3;
+    }
+    if (cache) cache.set(c, texts);
+  }
   const parts = [];
   let n = 0;
-  for (let t = w.nextNode(); t && n < 80; t = w.nextNode()) {
+  for (const [t, x] of texts) {
+    if (n >= 80) break;
     if (el.contains(t)) continue;
-    const p = t.parentElement;
-    if (p && (p.localName === 'script' || p.localName === 'style')) continue;
-    const x = clean(t.data);
-    if (!x) continue;
     parts.push(x);
     n += x.length + 3;
   }
