@@ -125,6 +125,15 @@ func TestObserveWhatAPersonActsOn(t *testing.T) {
 	}
 }
 
+// scrollList scrolls the element of id to top and waits for the frame
+// after its scroll event, in which a virtualised list renders.
+func scrollList(t *testing.T, tab *tabs.Tab, id string, top int) {
+	t.Helper()
+	var ok bool
+	obsEval(t, tab, fmt.Sprintf(`new Promise((res) => { const l = document.getElementById(%q);
+		l.addEventListener('scroll', () => requestAnimationFrame(() => res(true)), {once: true}); l.scrollTop = %d; })`, id, top), &ok)
+}
+
 // openRow returns the "Open" button of recycled.html's row "item n".
 func openRow(t *testing.T, o *observe.Observation, n int) observe.Element {
 	t.Helper()
@@ -146,9 +155,7 @@ func TestRecycledRowIsStale(t *testing.T) {
 	tab := obsOpen(t, s.URL+"/o/recycled.html")
 	o := obsObserve(t, tab, tabs.ObserveOptions{})
 	row3 := openRow(t, o, 3)
-	var ok bool
-	obsEval(t, tab, `new Promise((res) => { const l = document.getElementById('list');
-		l.addEventListener('scroll', () => requestAnimationFrame(() => res(true)), {once: true}); l.scrollTop = 770 * 20; })`, &ok)
+	scrollList(t, tab, "list", 770*20)
 	_, err := obsClick(t, tab, row3.ID)
 	var te *tabs.Error
 	if !errors.As(err, &te) || te.Code != tabs.CodeStaleElement || !strings.Contains(te.Msg, `"item 3"`) || !strings.Contains(te.Msg, `"item 77`) {
@@ -289,9 +296,7 @@ func TestRecycledOneButtonRows(t *testing.T) {
 	tab := obsOpen(t, s.URL+"/o/trial.html")
 	o := obsObserve(t, tab, tabs.ObserveOptions{})
 	item3 := obsOne(t, o, "button", "item 3")
-	var ok bool
-	obsEval(t, tab, `new Promise((res) => { const l = document.getElementById('vl');
-		l.addEventListener('scroll', () => requestAnimationFrame(() => res(true)), {once: true}); l.scrollTop = 100 * 20; })`, &ok)
+	scrollList(t, tab, "vl", 100*20)
 	if _, err := obsClick(t, tab, item3.ID); !errors.Is(err, tabs.ErrStale) || !strings.Contains(err.Error(), `"item 3"`) {
 		t.Fatalf("click on a recycled button: %v", err)
 	}
