@@ -79,6 +79,7 @@ type Tab struct {
 	handled    []Dialog      // dialogs the policy handled, drained by runs
 	inflight   map[network.RequestID]string
 	docStatus  map[cdp.LoaderID]int64 // HTTP status of recent top-level documents
+	st         settleState            // what the settled wait needs (settle.go)
 	deadSig    chan struct{}
 
 	// mu guards the observation state.
@@ -253,6 +254,9 @@ func (t *Tab) start(ctx context.Context, o *OpenOptions) error {
 	if err := t.installHooks(ctx); err != nil {
 		return err
 	}
+	if err := t.installSettle(ctx); err != nil {
+		return err
+	}
 	if len(o.StorageState) > 0 {
 		if err := t.SetStorageState(ctx, o.StorageState); err != nil {
 			return err
@@ -353,6 +357,13 @@ func (t *Tab) setViewport(ctx context.Context, vp Viewport) error {
 // onEvent runs in chromedp's read loop for the tab: it must return fast and
 // never call CDP. It records state; work is handed to goroutines.
 func (t *Tab) onEvent(ev any) {
+	switch ev.(type) {
+	case *page.EventFrameNavigated, *page.EventLifecycleEvent, *network.EventRequestWillBeSent,
+		*network.EventLoadingFinished, *network.EventLoadingFailed, *runtime.EventBindingCalled:
+		t.evMu.Lock()
+		t.onSettleEventLocked(ev)
+		t.evMu.Unlock()
+	}
 	switch ev := ev.(type) {
 	case *page.EventJavascriptDialogOpening:
 		t.evMu.Lock()
@@ -609,7 +620,10 @@ func checkURL(raw string) error {
 	return nil
 }
 
-// Goto navigates the tab (Page.navigate) and waits per waitUntil: load,
+// Goto navigates the tab (Page.navigate) and waits per waitUntil: settled
+// (the default: the load event, then the first 100 ms in which no fetch,
+// XHR or frame document is in flight and neither a request nor the DOM
+// changed, at most 500 ms past load; see awaitSettled), load,
 // domcontentloaded, networkidle0 or networkidle2 (Page.lifecycleEvent
 // networkIdle / networkAlmostIdle, capped at NetworkIdleMax past load).
 // Errors: bad_request, navigation_failed (net::ERR_… or an HTTP error page
@@ -620,13 +634,16 @@ func (t *Tab) Goto(ctx context.Context, rawURL, waitUntil string) (*NavResult, e
 	}
 	switch waitUntil {
 	case "":
-		waitUntil = "load"
-	case "load", "domcontentloaded", "networkidle0", "networkidle2":
+		waitUntil = "settled"
+	case "settled", "load", "domcontentloaded", "networkidle0", "networkidle2":
 	default:
-		return nil, Errorf(CodeBadRequest, "invalid waitUntil %q: use load, domcontentloaded, networkidle0 or networkidle2", waitUntil)
+		return nil, Errorf(CodeBadRequest, "invalid waitUntil %q: use "+waitUntilList, waitUntil)
 	}
 	return t.navigate(ctx, rawURL, waitUntil)
 }
+
+// waitUntilList names the waits of open and goto, for errors.
+const waitUntilList = "settled (the default), load, domcontentloaded, networkidle0 or networkidle2"
 
 // navigate vets the URL with the supervisor's Guard (when set), navigates,
 // and reports a refusal of the navigation or of its redirects as the error.
@@ -682,7 +699,7 @@ func (t *Tab) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavRe
 		out.Status = t.docStatus[res.LoaderID]
 		t.evMu.Unlock()
 	}()
-	want := map[string]string{"load": "load", "domcontentloaded": "DOMContentLoaded",
+	want := map[string]string{"settled": "load", "load": "load", "domcontentloaded": "DOMContentLoaded",
 		"networkidle0": "networkIdle", "networkidle2": "networkAlmostIdle"}[waitUntil]
 	loaded := false
 	var idleTimer <-chan time.Time
@@ -987,7 +1004,26 @@ func (t *Tab) navigated(ctx context.Context, m navMark) bool {
 func (t *Tab) noteNavigation(ctx context.Context, m navMark, res *ActionResult) {
 	res.Navigated = t.navigated(ctx, m)
 	if res.Navigated {
+		t.settleNavigation(ctx, res)
+	}
+}
+
+// settleNavigation waits, after an action that started a top-level
+// navigation, as open's default wait does: when the new document has
+// committed, for its load event (at most navLoadWait) and its settle
+// (awaitSettled), so that the observation after a navigating click shows
+// the new page; a navigation not committed yet is noted instead
+// (notePending). What ran out is noted in res.Note.
+func (t *Tab) settleNavigation(ctx context.Context, res *ActionResult) {
+	if t.pendingNavigation() != "" {
 		t.notePending(res)
+		return
+	}
+	if note := t.awaitSettled(ctx, navLoadWait); note != "" {
+		if res.Note != "" {
+			note = res.Note + "; " + note
+		}
+		res.Note = note
 	}
 }
 
