@@ -165,3 +165,37 @@ func TestOpenSettledNeverIdle(t *testing.T) {
 		t.Errorf("observe: %q", text)
 	}
 }
+
+// TestNavigatingActionSettles: a click on a link, and Enter in a form,
+// that navigate to a page served after 300 ms whose content comes from a
+// fetch after load return with that page settled: the observation right
+// after has its content.
+func TestNavigatingActionSettles(t *testing.T) {
+	t.Parallel()
+	ps := settlePages(t)
+	s := newSup(t)
+	for _, act := range []string{"click", "press"} {
+		if _, err := s.Open(context.Background(), tabs.OpenOptions{Name: act, URL: ps.URL + "/start", WaitUntil: "load"}); err != nil {
+			t.Fatal(err)
+		}
+		var res *tabs.ActionResult
+		err := s.Run(context.Background(), act, 30*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
+			var err error
+			if act == "click" {
+				res, err = tb.Click(ctx, tabs.Target{Selector: "#go"})
+			} else {
+				res, err = tb.Press(ctx, "Enter", &tabs.Target{Selector: "#q"})
+			}
+			return err
+		}))
+		if err != nil {
+			t.Fatalf("%s: %v", act, err)
+		}
+		if !res.Navigated || res.Note != "" {
+			t.Errorf("%s: %+v, want navigated without a note", act, res)
+		}
+		if text := observeText(t, s, act); !strings.Contains(text, "Inventory: 42 widgets") || !strings.Contains(text, "Target") {
+			t.Errorf("%s, then observe: %q, want the target page with its fetched content", act, text)
+		}
+	}
+}

@@ -426,6 +426,7 @@ func (t *Tab) onEvent(ev any) {
 		if ev.FrameID == cdp.FrameID(t.targetID) {
 			t.evMu.Lock()
 			t.navPending = false
+			t.st.wakeLocked()
 			t.evMu.Unlock()
 		}
 	case *page.EventLoadEventFired:
@@ -437,6 +438,7 @@ func (t *Tab) onEvent(ev any) {
 		t.url = ev.URL
 		if ev.FrameID == cdp.FrameID(t.targetID) {
 			t.navPending = false
+			t.st.wakeLocked()
 		}
 		t.evMu.Unlock()
 	case *inspector.EventTargetCrashed:
@@ -732,6 +734,15 @@ func (t *Tab) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavRe
 					idleTimer = time.After(t.sup.opts.NetworkIdleMax)
 				}
 			}
+			if ev.Name == "load" && waitUntil == "settled" {
+				if note := t.awaitSettled(ctx, navLoadWait); note != "" {
+					out.Notes = append(out.Notes, note)
+				}
+				if d := t.PendingDialog(); d != nil && t.dialogs == "" {
+					out.Dialog = d
+				}
+				return out, nil
+			}
 			if ev.Name == want || (want == "DOMContentLoaded" && ev.Name == "load") {
 				return out, nil
 			}
@@ -975,15 +986,18 @@ const navCommitWait = 5 * time.Second
 // navigated reports whether a top-level navigation started since m. When
 // one was requested (Page.frameRequestedNavigation) but has not committed
 // yet, it waits, at most navCommitWait and while ctx lives, for the commit
-// (Page.frameNavigated) or for the navigation to end without one, so that
-// what follows the action (an observation, a number) reads the new
-// document, as Playwright's actions wait for the navigations they start.
-// A navigation still in flight at the limit counts as started.
+// (Page.frameNavigated) or for the navigation to end without one
+// (Page.frameStoppedLoading, navigatedWithinDocument), so that what
+// follows the action (an observation, a number) reads the new document,
+// as Playwright's actions wait for the navigations they start. A
+// navigation still in flight at the limit counts as started.
 func (t *Tab) navigated(ctx context.Context, m navMark) bool {
-	deadline := time.Now().Add(navCommitWait)
+	limit := time.NewTimer(navCommitWait)
+	defer limit.Stop()
 	for {
 		t.evMu.Lock()
 		seq, req, pending, dialog := t.navSeq, t.navReq, t.navPending, t.dialog != nil
+		changed, sig := t.st.waitLocked(), t.dialogSig
 		t.evMu.Unlock()
 		if seq != m.seq {
 			return true
@@ -991,7 +1005,17 @@ func (t *Tab) navigated(ctx context.Context, m navMark) bool {
 		if req == m.req || !pending {
 			return false
 		}
-		if dialog || time.Now().After(deadline) || !sleepCtx(ctx, 10*time.Millisecond) {
+		if dialog {
+			return true
+		}
+		select {
+		case <-changed:
+		case <-sig:
+		case <-limit.C:
+			return true
+		case <-t.deadSig:
+			return true
+		case <-ctx.Done():
 			return true
 		}
 	}
