@@ -99,6 +99,11 @@ func (t *Tab) onSettleEventLocked(ev any) {
 		if ev.Frame.ParentID == "" {
 			s.doc = ev.Frame.LoaderID
 			clear(s.busy)
+			if ev.Type == page.NavigationTypeBackForwardCacheRestore {
+				// A page restored from the back/forward cache loaded
+				// before; it fires no load again.
+				s.loaded, s.loadAt, s.mutated = s.doc, now, time.Time{}
+			}
 			s.kickLocked(now)
 		}
 	case *page.EventLifecycleEvent:

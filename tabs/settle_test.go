@@ -14,6 +14,7 @@ import (
 
 // settlePages serves the pages of the settled-wait tests:
 //
+//	/static   a page without scripts
 //	/spa      a shell whose content comes from a fetch started at load and
 //	          answered 150 ms later (/spa/data)
 //	/never    a page that, at load, starts a long poll and an image that
@@ -26,6 +27,9 @@ func settlePages(t testing.TB) *httptest.Server {
 	mux := http.NewServeMux()
 	const shell = `<!doctype html><title>%s</title><main><h1 id=app>Loading</h1></main>
 <script>addEventListener('load', () => fetch('%s').then(r => r.text()).then(t => { document.getElementById('app').textContent = t; }));</script>`
+	mux.HandleFunc("/static", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Static</title><main><h1>Static page</h1><p>Some text.</p><a href="/spa">A link</a><button>A button</button></main>`)
+	})
 	mux.HandleFunc("/spa", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, shell, "Shell", "/spa/data")
 	})
@@ -197,5 +201,38 @@ func TestNavigatingActionSettles(t *testing.T) {
 		if text := observeText(t, s, act); !strings.Contains(text, "Inventory: 42 widgets") || !strings.Contains(text, "Target") {
 			t.Errorf("%s, then observe: %q, want the target page with its fetched content", act, text)
 		}
+	}
+}
+
+// TestBackByClickSettles: a click that goes back (history.back(), maybe
+// from the back/forward cache, which fires no load again) returns with
+// the previous page, without waiting out the wait for a load.
+func TestBackByClickSettles(t *testing.T) {
+	t.Parallel()
+	ps := settlePages(t)
+	s := newSup(t)
+	if _, err := s.Open(context.Background(), tabs.OpenOptions{Name: "back", URL: ps.URL + "/start", WaitUntil: "load"}); err != nil {
+		t.Fatal(err)
+	}
+	var res *tabs.ActionResult
+	err := s.Run(context.Background(), "back", 30*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
+		if _, err := tb.Click(ctx, tabs.Target{Selector: "#go"}); err != nil {
+			return err
+		}
+		if _, err := tb.Evaluate(ctx, `() => { const b = document.createElement('button'); b.id = 'back'; b.textContent = 'Back'; b.onclick = () => history.back(); document.body.append(b); }`, nil); err != nil {
+			return err
+		}
+		var err error
+		res, err = tb.Click(ctx, tabs.Target{Selector: "#back"})
+		return err
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Navigated || res.Note != "" {
+		t.Errorf("click on back: %+v, want navigated without a note", res)
+	}
+	if text := observeText(t, s, "back"); !strings.Contains(text, `page "Start"`) {
+		t.Errorf("observe after back: %q", text)
 	}
 }
