@@ -236,3 +236,26 @@ func TestBackByClickSettles(t *testing.T) {
 		t.Errorf("observe after back: %q", text)
 	}
 }
+
+// TestReloadSettles: a reload of an SPA shell returns with the content it
+// fetches after load.
+func TestReloadSettles(t *testing.T) {
+	t.Parallel()
+	ps := settlePages(t)
+	if _, err := sup.Open(context.Background(), tabs.OpenOptions{Name: "reload-spa", URL: ps.URL + "/spa", WaitUntil: "load"}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sup.Close(context.Background(), "reload-spa", false, 0) })
+	var text string
+	err := sup.Run(context.Background(), "reload-spa", 30*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
+		if _, err := tb.Reload(ctx); err != nil {
+			return err
+		}
+		v, err := tb.Evaluate(ctx, `() => document.getElementById('app').textContent`, nil)
+		text = string(v)
+		return err
+	}))
+	if err != nil || text != `"Inventory: 42 widgets"` {
+		t.Errorf("reload, then the heading: %s, %v", text, err)
+	}
+}
