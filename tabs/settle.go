@@ -45,9 +45,17 @@ type settleState struct {
 	mutated time.Time    // the last DOM mutation past load (settle.js)
 	// busy are the fetch, XHR and document requests of the page's frames
 	// in flight (Network.requestWillBeSent until loadingFinished or
-	// loadingFailed), by request id, with their URLs.
-	busy    map[network.RequestID]string
+	// loadingFailed, or until their frame detaches: the document request
+	// of an iframe that moves to another process ends in that process's
+	// session), by request id.
+	busy    map[network.RequestID]busyRequest
 	changed chan struct{} // closed at each change
+}
+
+// busyRequest is a request the settle waits for.
+type busyRequest struct {
+	url   string
+	frame cdp.FrameID
 }
 
 // kickLocked wakes the settle waiters; evMu is held.
@@ -115,11 +123,23 @@ func (t *Tab) onSettleEventLocked(ev any) {
 		switch ev.Type {
 		case network.ResourceTypeFetch, network.ResourceTypeXHR, network.ResourceTypeDocument:
 			if s.busy == nil {
-				s.busy = map[network.RequestID]string{}
+				s.busy = map[network.RequestID]busyRequest{}
 			}
 			if len(s.busy) < 10000 {
-				s.busy[ev.RequestID] = ev.Request.URL
+				s.busy[ev.RequestID] = busyRequest{ev.Request.URL, ev.FrameID}
 			}
+			s.kickLocked(now)
+		}
+	case *page.EventFrameDetached:
+		// Detached with reason swap when the iframe moves to another
+		// process (an out-of-process iframe), remove when it goes.
+		n := len(s.busy)
+		for id, r := range s.busy {
+			if r.frame == ev.FrameID {
+				delete(s.busy, id)
+			}
+		}
+		if len(s.busy) != n {
 			s.kickLocked(now)
 		}
 	case *network.EventLoadingFinished:
@@ -213,8 +233,8 @@ func (t *Tab) awaitSettled(ctx context.Context, loadLimit time.Duration) string 
 func (t *Tab) settleNote() string {
 	t.evMu.Lock()
 	urls := make([]string, 0, len(t.st.busy))
-	for _, u := range t.st.busy {
-		urls = append(urls, trim(u, 120))
+	for _, r := range t.st.busy {
+		urls = append(urls, trim(r.url, 120))
 	}
 	mutating := !t.st.mutated.IsZero() && time.Since(t.st.mutated) < settleQuiet
 	t.evMu.Unlock()

@@ -259,3 +259,31 @@ func TestReloadSettles(t *testing.T) {
 		t.Errorf("reload, then the heading: %s, %v", text, err)
 	}
 }
+
+// TestOpenSettledCrossSiteFrames: the document requests of cross-site
+// iframes (in the HTML and added at load), which end in the sessions of
+// their own processes, do not hold the settle to its limit.
+func TestOpenSettledCrossSiteFrames(t *testing.T) {
+	t.Parallel()
+	inner := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><p>inner</p>`)
+	}))
+	t.Cleanup(inner.Close)
+	iu := strings.Replace(inner.URL, "127.0.0.1", "localhost", 1)
+	outer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `<!doctype html><title>Frames</title><iframe src="%s/a"></iframe>
+<script>addEventListener('load', () => { const f = document.createElement('iframe'); f.src = '%s/b'; document.body.append(f); })</script>`, iu, iu)
+	}))
+	t.Cleanup(outer.Close)
+	name := "settle-frames"
+	t.Cleanup(func() { sup.Close(context.Background(), name, false, 0) })
+	for i := range 2 {
+		res, err := sup.Open(context.Background(), tabs.OpenOptions{Name: name, URL: fmt.Sprintf("%s/?%d", outer.URL, i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Notes) != 0 {
+			t.Errorf("open %d: notes %q, want none", i, res.Notes)
+		}
+	}
+}

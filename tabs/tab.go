@@ -358,7 +358,7 @@ func (t *Tab) setViewport(ctx context.Context, vp Viewport) error {
 // never call CDP. It records state; work is handed to goroutines.
 func (t *Tab) onEvent(ev any) {
 	switch ev.(type) {
-	case *page.EventFrameNavigated, *page.EventLifecycleEvent, *network.EventRequestWillBeSent,
+	case *page.EventFrameNavigated, *page.EventFrameDetached, *page.EventLifecycleEvent, *network.EventRequestWillBeSent,
 		*network.EventLoadingFinished, *network.EventLoadingFailed, *runtime.EventBindingCalled:
 		t.evMu.Lock()
 		t.onSettleEventLocked(ev)
