@@ -97,8 +97,8 @@ func (t *Tab) installSettle(ctx context.Context) error {
 	return nil
 }
 
-// onSettleEvent records, from the tab's CDP listener (evMu held), what the
-// settled wait needs.
+// onSettleEventLocked records, from the tab's CDP listener (evMu held),
+// what the settled wait needs.
 func (t *Tab) onSettleEventLocked(ev any) {
 	s := &t.st
 	now := time.Now()
@@ -131,8 +131,9 @@ func (t *Tab) onSettleEventLocked(ev any) {
 			s.kickLocked(now)
 		}
 	case *page.EventFrameDetached:
-		// Detached with reason swap when the iframe moves to another
-		// process (an out-of-process iframe), remove when it goes.
+		// With reason swap when the iframe moves to another process (the
+		// end of its document request is then reported in that process's
+		// session), remove when it goes: its requests end here.
 		n := len(s.busy)
 		for id, r := range s.busy {
 			if r.frame == ev.FrameID {
@@ -218,7 +219,7 @@ func (t *Tab) awaitSettled(ctx context.Context, loadLimit time.Duration) string 
 		case <-capC:
 			return t.settleNote()
 		case <-loadC:
-			return fmt.Sprintf("the new page had not fired load %v after the action; returned it as it was", loadLimit)
+			return fmt.Sprintf("the new page had not fired load within %v; returned it as it was", loadLimit)
 		case <-sig:
 			sig = t.dialogSignal()
 		case <-t.deadSig:
