@@ -85,7 +85,10 @@ type OpenRequest struct {
 	Common
 	URL      string    `json:"url,omitempty"`
 	Viewport *Viewport `json:"viewport,omitempty"`
-	// WaitUntil is load, domcontentloaded, networkidle0 or networkidle2 (default).
+	// WaitUntil is settled (default: the load event, then until no fetch,
+	// XHR or frame document is in flight and the DOM has not changed for
+	// 100 ms, at most 500 ms), load, domcontentloaded, networkidle0 or
+	// networkidle2.
 	WaitUntil string `json:"wait_until,omitempty"`
 	// Dialogs is accept or dismiss: JavaScript dialogs are answered so.
 	// Empty gives a new tab no automatic handling and keeps a reused

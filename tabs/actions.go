@@ -134,6 +134,7 @@ func (t *Tab) Click(ctx context.Context, tg Target) (*ActionResult, error) {
 	}
 	if t.NavSeq() != nav.seq {
 		res.Navigated = true
+		t.settleNavigation(ctx, res)
 		return res, nil
 	}
 	// The check ends the guard actionable.js armed and reads what it saw.

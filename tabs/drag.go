@@ -388,7 +388,9 @@ func (t *Tab) ClickAt(ctx context.Context, x, y float64, shot int) (*ClickAtResu
 	if err != nil {
 		return nil, cdpErr("clickAt", err)
 	}
-	res.Navigated = t.navigated(ctx, nav)
+	var ar ActionResult
+	t.noteNavigation(ctx, nav, &ar)
+	res.Navigated = ar.Navigated
 	return res, nil
 }
 

@@ -12,7 +12,8 @@ import (
 // back button does (Page.getNavigationHistory, Page.navigateToHistoryEntry),
 // and waits until the page it lands on has loaded (document.readyState
 // complete; at once for an entry of the same document, such as one that
-// history.pushState made). It returns the URL and HTTP status of the page.
+// history.pushState made) and settled as open's default wait has it
+// (Tab.Goto; a note says what was still busy when the settle ran out). It returns the URL and HTTP status of the page.
 // Errors: bad_request when there is no earlier entry, timeout when the page
 // does not commit or load in time, not_alive when the tab dies.
 func (t *Tab) Back(ctx context.Context) (*NavResult, error) { return t.history(ctx, "back", -1) }
@@ -126,6 +127,9 @@ wait:
 		t.evMu.Lock()
 		out.Status = t.docStatus[loader]
 		t.evMu.Unlock()
+		if note := t.awaitSettled(ctx, navLoadWait); note != "" {
+			out.Notes = append(out.Notes, note)
+		}
 	}
 	out.URL = t.currentURL(ctx)
 	return out, nil

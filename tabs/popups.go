@@ -150,6 +150,9 @@ func (t *Tab) startPopup(ctx context.Context, opener *Tab, id target.ID) error {
 	if err := t.installHooks(ctx); err != nil {
 		return err
 	}
+	if err := t.installSettle(ctx); err != nil {
+		t.sup.log.Warn("install settle on popup", "tab", t.name, "err", err)
+	}
 	t.sup.wg.Go(t.dialogLoop)
 	if t.key.Kind == browser.Headless && !t.sup.opts.NoStealth {
 		// A popup can inherit its opener's overrides (Chrome answers

@@ -87,8 +87,10 @@ type OpenOptions struct {
 	URL string
 	// Viewport overrides the default viewport when non-nil.
 	Viewport *Viewport
-	// WaitUntil is load, domcontentloaded, networkidle0 or networkidle2
-	// (default).
+	// WaitUntil is settled (default: the load event, then up to 500 ms
+	// until no fetch, XHR or frame document is in flight and the DOM has
+	// not changed for 100 ms; see Tab.Goto), load, domcontentloaded,
+	// networkidle0 or networkidle2.
 	WaitUntil string
 	// Dialogs is the dialog policy: accept or dismiss. "" gives a new tab
 	// none (runs answer dialogs) and keeps a reused tab's. A reused tab
@@ -321,10 +323,10 @@ func (s *Supervisor) Open(ctx context.Context, o OpenOptions) (*OpenResult, erro
 	o.Name = name
 	switch o.WaitUntil {
 	case "":
-		o.WaitUntil = "networkidle2"
-	case "load", "domcontentloaded", "networkidle0", "networkidle2":
+		o.WaitUntil = "settled"
+	case "settled", "load", "domcontentloaded", "networkidle0", "networkidle2":
 	default:
-		return nil, Errorf(CodeBadRequest, "invalid wait_until %q: use load, domcontentloaded, networkidle0 or networkidle2", o.WaitUntil)
+		return nil, Errorf(CodeBadRequest, "invalid wait_until %q: use "+waitUntilList, o.WaitUntil)
 	}
 	switch o.Dialogs {
 	case "", "accept", "dismiss":

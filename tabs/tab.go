@@ -80,6 +80,7 @@ type Tab struct {
 	handled    []Dialog      // dialogs the policy handled, drained by runs
 	inflight   map[network.RequestID]string
 	docStatus  map[cdp.LoaderID]int64 // HTTP status of recent top-level documents
+	st         settleState            // what the settled wait needs (settle.go)
 	deadSig    chan struct{}
 
 	// unloadAsk (evMu) is set while a beforeunload dialog of the top
@@ -261,6 +262,9 @@ func (t *Tab) start(ctx context.Context, o *OpenOptions) error {
 	if err := t.installHooks(ctx); err != nil {
 		return err
 	}
+	if err := t.installSettle(ctx); err != nil {
+		return err
+	}
 	if len(o.StorageState) > 0 {
 		if err := t.SetStorageState(ctx, o.StorageState); err != nil {
 			return err
@@ -388,6 +392,13 @@ func (t *Tab) setViewport(ctx context.Context, vp Viewport) error {
 // onEvent runs in chromedp's read loop for the tab: it must return fast and
 // never call CDP. It records state; work is handed to goroutines.
 func (t *Tab) onEvent(ev any) {
+	switch ev.(type) {
+	case *page.EventFrameNavigated, *page.EventFrameDetached, *page.EventLifecycleEvent, *network.EventRequestWillBeSent,
+		*network.EventLoadingFinished, *network.EventLoadingFailed, *runtime.EventBindingCalled:
+		t.evMu.Lock()
+		t.onSettleEventLocked(ev)
+		t.evMu.Unlock()
+	}
 	switch ev := ev.(type) {
 	case *page.EventJavascriptDialogOpening:
 		t.evMu.Lock()
@@ -469,6 +480,7 @@ func (t *Tab) onEvent(ev any) {
 		if ev.FrameID == cdp.FrameID(t.targetID) {
 			t.evMu.Lock()
 			t.navPending = false
+			t.st.wakeLocked()
 			t.evMu.Unlock()
 		}
 	case *page.EventLoadEventFired:
@@ -485,6 +497,7 @@ func (t *Tab) onEvent(ev any) {
 		t.url = ev.URL
 		if ev.FrameID == cdp.FrameID(t.targetID) {
 			t.navPending = false
+			t.st.wakeLocked()
 		}
 		t.evMu.Unlock()
 	case *inspector.EventTargetCrashed:
@@ -668,7 +681,10 @@ func checkURL(raw string) error {
 	return nil
 }
 
-// Goto navigates the tab (Page.navigate) and waits per waitUntil: load,
+// Goto navigates the tab (Page.navigate) and waits per waitUntil: settled
+// (the default: the load event, then the first 100 ms in which no fetch,
+// XHR or frame document is in flight and neither a request nor the DOM
+// changed, at most 500 ms past load; see awaitSettled), load,
 // domcontentloaded, networkidle0 or networkidle2 (Page.lifecycleEvent
 // networkIdle / networkAlmostIdle, capped at NetworkIdleMax past load).
 // Errors: bad_request, navigation_failed (net::ERR_… or an HTTP error page
@@ -679,13 +695,16 @@ func (t *Tab) Goto(ctx context.Context, rawURL, waitUntil string) (*NavResult, e
 	}
 	switch waitUntil {
 	case "":
-		waitUntil = "load"
-	case "load", "domcontentloaded", "networkidle0", "networkidle2":
+		waitUntil = "settled"
+	case "settled", "load", "domcontentloaded", "networkidle0", "networkidle2":
 	default:
-		return nil, Errorf(CodeBadRequest, "invalid waitUntil %q: use load, domcontentloaded, networkidle0 or networkidle2", waitUntil)
+		return nil, Errorf(CodeBadRequest, "invalid waitUntil %q: use "+waitUntilList, waitUntil)
 	}
 	return t.navigate(ctx, rawURL, waitUntil)
 }
+
+// waitUntilList names the waits of open and goto, for errors.
+const waitUntilList = "settled (the default), load, domcontentloaded, networkidle0 or networkidle2"
 
 // navigate vets the URL with the supervisor's Guard (when set), navigates,
 // and reports a refusal of the navigation or of its redirects as the error.
@@ -741,7 +760,7 @@ func (t *Tab) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavRe
 		out.Status = t.docStatus[res.LoaderID]
 		t.evMu.Unlock()
 	}()
-	want := map[string]string{"load": "load", "domcontentloaded": "DOMContentLoaded",
+	want := map[string]string{"settled": "load", "load": "load", "domcontentloaded": "DOMContentLoaded",
 		"networkidle0": "networkIdle", "networkidle2": "networkAlmostIdle"}[waitUntil]
 	loaded := false
 	var loadedAt time.Time
@@ -774,6 +793,15 @@ func (t *Tab) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavRe
 				if want == "networkIdle" || want == "networkAlmostIdle" {
 					idleTimer = time.After(t.sup.opts.NetworkIdleMax)
 				}
+			}
+			if ev.Name == "load" && waitUntil == "settled" {
+				if note := t.awaitSettled(ctx, navLoadWait); note != "" {
+					out.Notes = append(out.Notes, note)
+				}
+				if d := t.PendingDialog(); d != nil && t.dialogs == "" {
+					out.Dialog = d
+				}
+				return out, nil
 			}
 			if ev.Name == want || (want == "DOMContentLoaded" && ev.Name == "load") {
 				return out, nil
@@ -1033,15 +1061,18 @@ const navCommitWait = 5 * time.Second
 // navigated reports whether a top-level navigation started since m. When
 // one was requested (Page.frameRequestedNavigation) but has not committed
 // yet, it waits, at most navCommitWait and while ctx lives, for the commit
-// (Page.frameNavigated) or for the navigation to end without one, so that
-// what follows the action (an observation, a number) reads the new
-// document, as Playwright's actions wait for the navigations they start.
-// A navigation still in flight at the limit counts as started.
+// (Page.frameNavigated) or for the navigation to end without one
+// (Page.frameStoppedLoading, navigatedWithinDocument), so that what
+// follows the action (an observation, a number) reads the new document,
+// as Playwright's actions wait for the navigations they start. A
+// navigation still in flight at the limit counts as started.
 func (t *Tab) navigated(ctx context.Context, m navMark) bool {
-	deadline := time.Now().Add(navCommitWait)
+	limit := time.NewTimer(navCommitWait)
+	defer limit.Stop()
 	for {
 		t.evMu.Lock()
 		seq, req, pending, dialog := t.navSeq, t.navReq, t.navPending, t.dialog != nil
+		changed, sig := t.st.waitLocked(), t.dialogSig
 		t.evMu.Unlock()
 		if seq != m.seq {
 			return true
@@ -1049,7 +1080,17 @@ func (t *Tab) navigated(ctx context.Context, m navMark) bool {
 		if req == m.req || !pending {
 			return false
 		}
-		if dialog || time.Now().After(deadline) || !sleepCtx(ctx, 10*time.Millisecond) {
+		if dialog {
+			return true
+		}
+		select {
+		case <-changed:
+		case <-sig:
+		case <-limit.C:
+			return true
+		case <-t.deadSig:
+			return true
+		case <-ctx.Done():
 			return true
 		}
 	}
@@ -1062,7 +1103,26 @@ func (t *Tab) navigated(ctx context.Context, m navMark) bool {
 func (t *Tab) noteNavigation(ctx context.Context, m navMark, res *ActionResult) {
 	res.Navigated = t.navigated(ctx, m)
 	if res.Navigated {
+		t.settleNavigation(ctx, res)
+	}
+}
+
+// settleNavigation waits, after an action that started a top-level
+// navigation, as open's default wait does: when the new document has
+// committed, for its load event (at most navLoadWait) and its settle
+// (awaitSettled), so that the observation after a navigating click shows
+// the new page; a navigation not committed yet is noted instead
+// (notePending). What ran out is noted in res.Note.
+func (t *Tab) settleNavigation(ctx context.Context, res *ActionResult) {
+	if t.pendingNavigation() != "" {
 		t.notePending(res)
+		return
+	}
+	if note := t.awaitSettled(ctx, navLoadWait); note != "" {
+		if res.Note != "" {
+			note = res.Note + "; " + note
+		}
+		res.Note = note
 	}
 }
 

@@ -45,7 +45,7 @@ type Input struct {
 	Timeout float64 `json:"timeout,omitempty" jsonschema:"seconds (default 30)"`
 	// open
 	URL       string        `json:"url,omitempty" jsonschema:"open: the page to load; wait: a URL glob to wait for (* within a path segment, ** across; /path is on the current origin)"`
-	WaitUntil string        `json:"wait_until,omitempty" jsonschema:"open: default networkidle2"`
+	WaitUntil string        `json:"wait_until,omitempty" jsonschema:"open: default settled (load, then until fetches and the DOM are quiet for 100 ms, at most 500 ms)"`
 	Dialogs   string        `json:"dialogs,omitempty" jsonschema:"open: answer alerts, confirms and prompts"`
 	Viewport  *api.Viewport `json:"viewport,omitempty" jsonschema:"open: CSS pixels"`
 	App       *api.App      `json:"app,omitempty" jsonschema:"open: attach to a browser at cdp_url or spawn the executable at path"`
@@ -158,7 +158,7 @@ func Tool() *sdk.Tool {
 		}
 	}
 	enum("action", Actions...)
-	enum("wait_until", "load", "domcontentloaded", "networkidle0", "networkidle2")
+	enum("wait_until", "settled", "load", "domcontentloaded", "networkidle0", "networkidle2")
 	enum("dialogs", "accept", "dismiss")
 	enum("format", "markdown", "text", "html")
 	enum("state", "visible", "hidden", "attached", "detached")

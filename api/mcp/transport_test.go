@@ -311,6 +311,7 @@ func TestArgumentsToRequests(t *testing.T) {
 	cases := []struct{ args, want string }{
 		{`{"action":"open","url":"http://127.0.0.1/","name":"a","timeout":5,"wait_until":"load","viewport":{"width":800,"height":600},"dialogs":"accept"}`,
 			`open {"name":"a","timeout":5,"url":"http://127.0.0.1/","viewport":{"width":800,"height":600},"wait_until":"load","dialogs":"accept"}`},
+		{`{"action":"open","url":"http://127.0.0.1/","wait_until":"settled"}`, `open {"url":"http://127.0.0.1/","wait_until":"settled"}`},
 		{`{"action":"open","app":{"cdp_url":"http://127.0.0.1:9222","target":"x"}}`, `open {"app":{"cdp_url":"http://127.0.0.1:9222","target":"x"}}`},
 		{`{"action":"close","all":true,"kill":true}`, `close {"all":true,"kill":true}`},
 		{`{"action":"run","code":"return 1"}`, `run {"code":"return 1"}`},

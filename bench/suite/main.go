@@ -80,7 +80,7 @@ func main() {
 	flag.StringVar(&c.pagesDir, "pages-dir", "../shared/pages/readability", "the saved real pages")
 	flag.DurationVar(&c.timeout, "timeout", 120*time.Second, "the timeout of one operation")
 	flag.BoolVar(&c.verbose, "v", false, "print every session's figures to stderr")
-	flag.StringVar(&c.tpWait, "tp-wait", "", "tabpilot's open wait_until (load, domcontentloaded, networkidle0, networkidle2; default: tabpilot's own, networkidle2), to see what the wait costs")
+	flag.StringVar(&c.tpWait, "tp-wait", "", "tabpilot's open wait_until (settled, load, domcontentloaded, networkidle0, networkidle2; default: tabpilot's own, settled), to see what the wait costs")
 	flag.BoolVar(&c.full, "full", true, "also measure tabpilot's observation with no token budget (JSON-RPC, after the session's last page)")
 	flag.Parse()
 	if *floorMode {

@@ -343,7 +343,7 @@ func noFlags(*cli, *flag.FlagSet, *invocation) func([]string, api.Common) (any, 
 }
 
 var (
-	waitUntils = []string{"load", "domcontentloaded", "networkidle0", "networkidle2"}
+	waitUntils = []string{"settled", "load", "domcontentloaded", "networkidle0", "networkidle2"}
 	dialogs    = []string{"accept", "dismiss"}
 	formats    = []string{"markdown", "text", "html"}
 )
@@ -361,7 +361,7 @@ func oneOf(flagName, v string, allowed []string) error {
 }
 
 func openFlags(_ *cli, fs *flag.FlagSet, _ *invocation) func([]string, api.Common) (any, error) {
-	waitUntil := fs.String("wait-until", "", "when navigation is done: "+strings.Join(waitUntils, ", ")+" (default networkidle2)")
+	waitUntil := fs.String("wait-until", "", "when navigation is done: "+strings.Join(waitUntils, ", ")+" (default settled: load, then until requests and DOM are quiet for 100 ms, at most 500 ms)")
 	viewport := fs.String("viewport", "", "the viewport in CSS pixels, `WxH` or WxH@SCALE, e.g. 1280x800@2")
 	dialog := fs.String("dialogs", "", "answer JavaScript dialogs by themselves: accept or dismiss")
 	cdpURL := fs.String("cdp-url", "", "attach to a running browser's CDP endpoint `URL`, e.g. http://127.0.0.1:9222")

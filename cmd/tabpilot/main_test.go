@@ -205,7 +205,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"open", "--bogus", "http://x"}, "flag provided but not defined: -bogus"},
 		{[]string{"tabs", "--tab", "x"}, "flag provided but not defined: -tab"},
 		{[]string{"open", "a", "b"}, "open takes one URL"},
-		{[]string{"open", "--wait-until", "soon"}, `--wait-until "soon": want one of load, domcontentloaded, networkidle0, networkidle2`},
+		{[]string{"open", "--wait-until", "soon"}, `--wait-until "soon": want one of settled, load, domcontentloaded, networkidle0, networkidle2`},
 		{[]string{"open", "--dialogs", "maybe"}, `--dialogs "maybe"`},
 		{[]string{"open", "--viewport", "12x"}, `--viewport "12x": want WxH`},
 		{[]string{"open", "--viewport", "10x10@0"}, `--viewport "10x10@0"`},

@@ -61,7 +61,7 @@ func (s *Script) setup(vm *goja.Runtime) error {
 	})
 	method("goto", func(c goja.FunctionCall) goja.Value {
 		u := c.Argument(0).String()
-		wait := optString(vm, c.Argument(1), "waitUntil", "load")
+		wait := optString(vm, c.Argument(1), "waitUntil", "settled")
 		return s.async(s.audited("goto", u, "", func(ctx context.Context) (any, error) {
 			r, err := t.Goto(ctx, u, wait)
 			if err != nil {

@@ -12,7 +12,7 @@
 // from tab.id(n); methods that talk to the browser return promises):
 //
 //	url() → string  title() → string
-//	goto(url, {waitUntil: load|domcontentloaded|networkidle0|networkidle2}) → {url, notes, dialog}
+//	goto(url, {waitUntil: settled (default)|load|domcontentloaded|networkidle0|networkidle2}) → {url, notes, dialog}
 //	back() forward() reload() → {url, status, dialog}
 //	observe({includeAll, viewportOnly, query, maxTokens, scroll, since: "last", boxes})
 //	  → the observation (its text() renders it as the CLI prints it)

@@ -1,0 +1,254 @@
+package tabs
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+)
+
+// The "settled" wait (the default of open, goto and of actions that
+// navigate): the top document's load event, then the first settleQuiet
+// window in which no fetch, XHR or frame document of the page is in flight
+// and neither a tracked request started or ended nor the DOM changed; at
+// most settleMax past load.
+const (
+	settleQuiet = 100 * time.Millisecond
+	settleMax   = 500 * time.Millisecond
+	// navLoadWait bounds how long an action that navigated waits for the
+	// new document's load event before its settle.
+	navLoadWait = 5 * time.Second
+	// settleWorld and settleBinding name the isolated world of settle.js
+	// and the binding it reports mutations through.
+	settleWorld   = "tabpilot-settle"
+	settleBinding = "__tabpilotSettle"
+)
+
+//go:embed js/settle.js
+var settleJS string
+
+// settleState is what the tab's CDP listener records for the settled wait;
+// Tab.evMu guards it.
+type settleState struct {
+	doc     cdp.LoaderID // loader of the committed top document (Page.frameNavigated)
+	loaded  cdp.LoaderID // loader of the last top document that fired load (Page.lifecycleEvent)
+	loadAt  time.Time    // when it did
+	last    time.Time    // the last change past load: a tracked request started or ended, a mutation
+	mutated time.Time    // the last DOM mutation past load (settle.js)
+	// busy are the fetch, XHR and document requests of the page's frames
+	// in flight (Network.requestWillBeSent until loadingFinished or
+	// loadingFailed, or until their frame detaches: the document request
+	// of an iframe that moves to another process ends in that process's
+	// session), by request id.
+	busy    map[network.RequestID]busyRequest
+	changed chan struct{} // closed at each change
+}
+
+// busyRequest is a request the settle waits for.
+type busyRequest struct {
+	url   string
+	frame cdp.FrameID
+}
+
+// kickLocked wakes the settle waiters; evMu is held.
+func (s *settleState) kickLocked(now time.Time) {
+	if s.loaded != "" && s.loaded == s.doc {
+		s.last = now
+	}
+	s.wakeLocked()
+}
+
+// wakeLocked wakes the waiters on changed (the settle's and navigated's);
+// evMu is held.
+func (s *settleState) wakeLocked() {
+	if s.changed != nil {
+		close(s.changed)
+		s.changed = nil
+	}
+}
+
+func (s *settleState) waitLocked() <-chan struct{} {
+	if s.changed == nil {
+		s.changed = make(chan struct{})
+	}
+	return s.changed
+}
+
+// installSettle exposes the settle binding to the isolated world
+// (Runtime.addBinding with executionContextName) and has settle.js run
+// there at the start of every document
+// (Page.addScriptToEvaluateOnNewDocument with worldName).
+func (t *Tab) installSettle(ctx context.Context) error {
+	if _, err := cdp.Call(ctx, t.target, runtime.AddBinding, runtime.AddBindingParams{Name: settleBinding, ExecutionContextName: settleWorld}); err != nil {
+		return cdpErr("install settle binding", err)
+	}
+	src := strings.ReplaceAll(settleJS, "__MAX__", strconv.Itoa(int(settleMax/time.Millisecond)))
+	if _, err := cdp.Call(ctx, t.target, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: src, WorldName: settleWorld}); err != nil {
+		return cdpErr("install settle script", err)
+	}
+	return nil
+}
+
+// onSettleEventLocked records, from the tab's CDP listener (evMu held),
+// what the settled wait needs.
+func (t *Tab) onSettleEventLocked(ev any) {
+	s := &t.st
+	now := time.Now()
+	switch ev := ev.(type) {
+	case *page.EventFrameNavigated:
+		if ev.Frame.ParentID == "" {
+			s.doc = ev.Frame.LoaderID
+			clear(s.busy)
+			if ev.Type == page.NavigationTypeBackForwardCacheRestore {
+				// A page restored from the back/forward cache loaded
+				// before; it fires no load again.
+				s.loaded, s.loadAt, s.mutated = s.doc, now, time.Time{}
+			}
+			s.kickLocked(now)
+		}
+	case *page.EventLifecycleEvent:
+		if ev.Name == "load" && ev.FrameID == cdp.FrameID(t.targetID) {
+			s.loaded, s.loadAt, s.mutated = ev.LoaderID, now, time.Time{}
+			s.kickLocked(now)
+		}
+	case *network.EventRequestWillBeSent:
+		switch ev.Type {
+		case network.ResourceTypeFetch, network.ResourceTypeXHR, network.ResourceTypeDocument:
+			if s.busy == nil {
+				s.busy = map[network.RequestID]busyRequest{}
+			}
+			if len(s.busy) < 10000 {
+				s.busy[ev.RequestID] = busyRequest{ev.Request.URL, ev.FrameID}
+			}
+			s.kickLocked(now)
+		}
+	case *page.EventFrameDetached:
+		// With reason swap when the iframe moves to another process (the
+		// end of its document request is then reported in that process's
+		// session), remove when it goes: its requests end here.
+		n := len(s.busy)
+		for id, r := range s.busy {
+			if r.frame == ev.FrameID {
+				delete(s.busy, id)
+			}
+		}
+		if len(s.busy) != n {
+			s.kickLocked(now)
+		}
+	case *network.EventLoadingFinished:
+		if _, ok := s.busy[ev.RequestID]; ok {
+			delete(s.busy, ev.RequestID)
+			s.kickLocked(now)
+		}
+	case *network.EventLoadingFailed:
+		if _, ok := s.busy[ev.RequestID]; ok {
+			delete(s.busy, ev.RequestID)
+			s.kickLocked(now)
+		}
+	case *runtime.EventBindingCalled:
+		if ev.Name == settleBinding && s.loaded != "" && s.loaded == s.doc {
+			s.mutated = now
+			s.kickLocked(now)
+		}
+	}
+}
+
+// awaitSettled waits until the committed top document has fired load
+// (at most loadLimit from the call) and then settled: settleQuiet with no
+// fetch, XHR or frame document in flight, no such request starting or
+// ending and no DOM mutation (settle.js), at most settleMax past load. A
+// document that commits meanwhile (a redirect by script) is waited for in
+// its turn. It returns early, with no note, when a dialog no policy
+// handles opens, the tab dies or ctx ends; and with a note naming what
+// was still busy when a limit ran out. Everything it waits on is an event
+// (Network.*, Page.lifecycleEvent, Runtime.bindingCalled).
+func (t *Tab) awaitSettled(ctx context.Context, loadLimit time.Duration) string {
+	loadBy := time.NewTimer(loadLimit)
+	defer loadBy.Stop()
+	quiet := time.NewTimer(time.Hour)
+	defer quiet.Stop()
+	var capC <-chan time.Time
+	var capFor cdp.LoaderID
+	sig := t.dialogSignal()
+	for {
+		now := time.Now()
+		t.evMu.Lock()
+		if t.dialog != nil && t.dialogs == "" {
+			t.evMu.Unlock()
+			return ""
+		}
+		s := &t.st
+		loaded := s.doc != "" && s.loaded == s.doc
+		changed := s.waitLocked()
+		wait := time.Duration(-1)
+		if loaded {
+			if capFor != s.doc {
+				capFor = s.doc
+				capC = time.After(time.Until(s.loadAt.Add(settleMax)))
+			}
+			if len(s.busy) == 0 {
+				q := now.Sub(s.last)
+				if q >= settleQuiet {
+					t.evMu.Unlock()
+					return ""
+				}
+				wait = settleQuiet - q
+			}
+		}
+		t.evMu.Unlock()
+		var quietC <-chan time.Time
+		if wait >= 0 {
+			quiet.Reset(wait)
+			quietC = quiet.C
+		}
+		var loadC <-chan time.Time
+		if !loaded {
+			loadC = loadBy.C
+		}
+		select {
+		case <-changed:
+		case <-quietC:
+		case <-capC:
+			return t.settleNote()
+		case <-loadC:
+			return fmt.Sprintf("the new page had not fired load within %v; returned it as it was", loadLimit)
+		case <-sig:
+			sig = t.dialogSignal()
+		case <-t.deadSig:
+			return ""
+		case <-ctx.Done():
+			return ""
+		}
+	}
+}
+
+// settleNote says what kept the page busy when the settle ran out.
+func (t *Tab) settleNote() string {
+	t.evMu.Lock()
+	urls := make([]string, 0, len(t.st.busy))
+	for _, r := range t.st.busy {
+		urls = append(urls, trim(r.url, 120))
+	}
+	mutating := !t.st.mutated.IsZero() && time.Since(t.st.mutated) < settleQuiet
+	t.evMu.Unlock()
+	sort.Strings(urls)
+	var what []string
+	if n := len(urls); n > 0 {
+		what = append(what, fmt.Sprintf("%d pending: %s", n, strings.Join(urls[:min(n, 5)], ", ")))
+	}
+	if mutating {
+		what = append(what, "the DOM still changing")
+	}
+	if len(what) == 0 {
+		what = append(what, "still changing")
+	}
+	return fmt.Sprintf("page not settled %v after load (%s); returned it as it was", settleMax, strings.Join(what, "; "))
+}
