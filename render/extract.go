@@ -448,6 +448,9 @@ func isHidden(n *html.Node) bool {
 	if n.DataAtom == atom.Input && strings.EqualFold(attr(n, "type"), "hidden") {
 		return true
 	}
+	if n.DataAtom == atom.Dialog && !hasAttr(n, "open") {
+		return true // a closed <dialog> is not rendered
+	}
 	if s := attr(n, "style"); s != "" && (rxDisplayNone.MatchString(s) || rxVisibilityHidden.MatchString(s)) {
 		return true
 	}

@@ -236,3 +236,21 @@ func head(s string, n int) string {
 	}
 	return s[:n]
 }
+
+// TestExtractLeavesOutClosedDialogs: a closed <dialog> is not rendered, so
+// its text is not the page's; an open one is.
+func TestExtractLeavesOutClosedDialogs(t *testing.T) {
+	page := `<!doctype html><html><head><title>Inbox</title></head><body><article><h1>Inbox</h1>
+<p>Lunch tomorrow at noon? The usual place, unless it rains, in which case we meet at the office.</p>
+<dialog><form><h2>New message</h2><label>To <input></label></form></dialog>
+<dialog open><p>Saved as a draft.</p></dialog></article></body></html>`
+	for _, format := range []string{"markdown", "text"} {
+		x, err := render.Extract(page, "http://127.0.0.1/inbox", format)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(x.Content, "New message") || !strings.Contains(x.Content, "Lunch tomorrow") || !strings.Contains(x.Content, "Saved as a draft") {
+			t.Errorf("%s:\n%s", format, x.Content)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tabpilot/tabpilot/tabs"
 	"github.com/tabpilot/tabpilot/tabs/observe"
@@ -279,6 +280,25 @@ func TestObserveDelegatedAndModal(t *testing.T) {
 	}
 	if v := obsOne(t, o, "button", "Tint").Value; v != "#00ff00" {
 		t.Errorf("colour value %q", v)
+	}
+	// A button that lets the pointer through is not offered; an
+	// unlabelled dialog is named by its heading.
+	if len(obsFind(o, "button", "Pay now")) != 0 {
+		t.Errorf("a pointer-events: none button is offered:\n%s", o.Text())
+	}
+	all := obsObserve(t, tab, tabs.ObserveOptions{IncludeAll: true})
+	obsOne(t, all, "dialog", "New message")
+	// While a confirm holds the page, an action by number fails at once.
+	if _, err := obsClick(t, tab, obsOne(t, o, "button", "Del").ID); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err := obsClick(t, tab, obsOne(t, o, "button", "Behind").ID)
+	if tabs.CodeOf(err) != tabs.CodeNotActionable || !strings.Contains(err.Error(), "confirm") || time.Since(start) > 3*time.Second {
+		t.Errorf("click by number under a confirm: %v after %v", err, time.Since(start))
+	}
+	if err := obsDo(t, tab, func(ctx context.Context, tb *tabs.Tab) error { return tb.HandleDialog(ctx, false, nil) }); err != nil {
+		t.Fatal(err)
 	}
 	m := obsOpen(t, s.URL+"/o/trial.html?modal")
 	mo := obsObserve(t, m, tabs.ObserveOptions{})

@@ -166,6 +166,10 @@ func (t *Tab) resolveNumber(ctx context.Context, id int) (*element, error) {
 		case <-time.After(time.Until(deadline)):
 		}
 	}
+	if d := t.PendingDialog(); d != nil && t.dialogs == "" {
+		// The page is held by the dialog: nothing on it answers.
+		return nil, evalErr(&dialogPendingError{d})
+	}
 	t.mu.Lock()
 	ref, ok := t.num.Lookup(id)
 	t.mu.Unlock()
@@ -331,7 +335,7 @@ func (t *Tab) dropFrames(live map[target.ID]bool) {
 
 // shownJS returns what an element's item shows and its own label (the
 // keys of js/rowkey.js), in the element's main world.
-var shownJS = "function() {\n" + rowKeyJS + "\nreturn [rowKey(this), labelKey(this)];\n}"
+var shownJS = "function() {\n" + rowKeyJS + "\nreturn this.isConnected ? [rowKey(this), labelKey(this)] : null;\n}"
 
 // checkShown compares what the node behind element el shows with what it
 // showed when it was numbered: a node that now shows another list item or
@@ -345,9 +349,12 @@ func (t *Tab) checkShown(ctx context.Context, el *element, ref observe.Ref) erro
 	if ref.Row == "" && key == "" {
 		return nil
 	}
-	var now [2]string
+	var now *[2]string
 	if err := t.callOn(ctx, el, shownJS, &now); err != nil {
 		return err
+	}
+	if now == nil {
+		return &Error{Code: CodeStaleElement, Msg: fmt.Sprintf("element %d is gone from the page; observe again", el.number), Err: ErrStale}
 	}
 	if now[0] != ref.Row {
 		shows := now[0]

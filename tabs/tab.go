@@ -946,7 +946,7 @@ func evalErr(err error) error {
 }
 
 // dialogHint says how to answer a pending JavaScript dialog.
-const dialogHint = "Answer the dialog first: tab.acceptDialog(text?) or tab.dismissDialog() in a run (CLI: tabpilot run -e 'await tab.acceptDialog()'), or open the tab with a dialog policy (dialogs: accept or dismiss)."
+const dialogHint = "Answer the dialog first: tab.acceptDialog(text?) or tab.dismissDialog() in a run (CLI: tabpilot dialog accept [TEXT], or dialog dismiss), or open the tab with a dialog policy (dialogs: accept or dismiss)."
 
 // dialogBlocked is the not_actionable error of an action (what it could
 // not do: "be acted on", "be observed") that a pending JavaScript dialog

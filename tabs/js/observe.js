@@ -875,6 +875,9 @@ function (opts, anchor, ...clickables) {
         kind = 'c';
       }
       if (kind && (vh || !shown(el, cs, clip))) kind = '';
+      // A control that lets the pointer through is not one a person
+      // clicks (its fields can still be typed in).
+      if (kind && cs.pointerEvents === 'none' && !VALUE_ROLES.has(role) && role !== 'textbox') kind = '';
       if (!kind && tag === 'img' && role === 'img' && all && !st.ii && !vh) {
         // An informative image, for reading.
         const alt = clean(el.getAttribute('alt') || el.getAttribute('title') || '');
@@ -987,7 +990,12 @@ function (opts, anchor, ...clickables) {
         if (all || s.includes('modal')) items.push(it);
         ctxOf(it, st);
         if (opts.vp || opts.bx) it.b = rectOf(el.getBoundingClientRect());
-        const name = nameOf(el, tag, role, '');
+        let name = nameOf(el, tag, role, '');
+        if (!name) {
+          // Unlabelled: its first heading says what it is.
+          const h = el.querySelector('h1,h2,h3,h4,h5,h6,[role=heading]');
+          if (h) name = cap(clean(h.textContent), 80);
+        }
         it.a = name;
         walkKids(el, child(ns, { g: 'dialog', lm: name || 'dialog', sc: { hd: '' } }));
         flush();
