@@ -226,10 +226,10 @@ type actState struct {
 }
 
 // coverSettle is how long an element may stay covered by the same
-// element, with the page loaded, no request starting or ending and
-// nothing animating, before an action fails without waiting for the rest
-// of its time: a cookie backdrop or a modal dialog does not go away by
-// itself. An element that moves, a page that loads, fetches or animates,
+// element, or disabled, with the page loaded, no request starting or
+// ending and nothing animating, before an action fails without waiting
+// for the rest of its time: a cookie backdrop or a modal dialog does not
+// go away by itself, nor does a disabled button enable itself. An element that moves, a page that loads, fetches or animates,
 // or a cover that changes keeps the whole wait.
 const coverSettle = 1500 * time.Millisecond
 
@@ -309,7 +309,7 @@ func (t *Tab) actionable(ctx context.Context, el *element, o actOpts, wait time.
 		// spinner that goes when the data is there); one that stays in
 		// flight (a long poll) does not.
 		now := t.netRequests()
-		if st.State != "covered" || !st.Same || st.Busy || !maps.Equal(now, net) {
+		if (st.State != "covered" && st.State != "disabled") || !st.Same || st.Busy || !maps.Equal(now, net) {
 			coveredSince = time.Time{}
 			net = now
 		} else if coveredSince.IsZero() {
@@ -389,6 +389,7 @@ func notActionable(el *element, st *actState) error {
 		why = "is not visible (zero size, display:none or visibility:hidden)"
 	case "disabled":
 		why = "is disabled"
+		hint = "Do first what enables it (fill the required fields, pick an option); observe shows it as disabled. A control that stays disabled " + coverSettle.String() + " on a page at rest fails the action without waiting for its timeout."
 	case "unstable":
 		why = "is still moving (animating)"
 	case "covered":

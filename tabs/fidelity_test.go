@@ -288,12 +288,18 @@ func TestObserveDelegatedAndModal(t *testing.T) {
 	}
 	all := obsObserve(t, tab, tabs.ObserveOptions{IncludeAll: true})
 	obsOne(t, all, "dialog", "New message")
+	// A control that stays disabled on a page at rest fails fast.
+	start := time.Now()
+	_, err := obsClick(t, tab, obsOne(t, o, "button", "Checkout").ID)
+	if tabs.CodeOf(err) != tabs.CodeNotActionable || !strings.Contains(err.Error(), "is disabled") || time.Since(start) > 4*time.Second {
+		t.Errorf("click on a disabled button: %v after %v", err, time.Since(start))
+	}
 	// While a confirm holds the page, an action by number fails at once.
 	if _, err := obsClick(t, tab, obsOne(t, o, "button", "Del").ID); err != nil {
 		t.Fatal(err)
 	}
-	start := time.Now()
-	_, err := obsClick(t, tab, obsOne(t, o, "button", "Behind").ID)
+	start = time.Now()
+	_, err = obsClick(t, tab, obsOne(t, o, "button", "Behind").ID)
 	if tabs.CodeOf(err) != tabs.CodeNotActionable || !strings.Contains(err.Error(), "confirm") || time.Since(start) > 3*time.Second {
 		t.Errorf("click by number under a confirm: %v after %v", err, time.Since(start))
 	}

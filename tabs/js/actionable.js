@@ -200,7 +200,15 @@ async function (opts) {
   if (opts.enabled) {
     const dis = target.closest('[aria-disabled="true"], button:disabled, input:disabled, select:disabled, textarea:disabled, fieldset:disabled') ||
       (('disabled' in target) && target.disabled);
-    if (dis) return { state: 'disabled', tag: describe(target) };
+    if (dis) {
+      // same: the last check saw it disabled too (the caller fails fast on
+      // a control that stays disabled on a page at rest).
+      const same = target.__tpDisabled === true;
+      target.__tpDisabled = true;
+      const busy = document.readyState !== 'complete' || !document.getAnimations || document.getAnimations().length > 0;
+      return { state: 'disabled', same, busy, tag: describe(target) };
+    }
+    delete target.__tpDisabled;
   }
   // Stable: the same box one animation frame later, or two while the
   // document runs CSS animations, transitions or Web Animations (a frame
