@@ -288,6 +288,10 @@ func TestObserveDelegatedAndModal(t *testing.T) {
 	}
 	all := obsObserve(t, tab, tabs.ObserveOptions{IncludeAll: true})
 	obsOne(t, all, "dialog", "New message")
+	// A custom combobox shows its choice.
+	if cb := obsFind(o, "combobox", ""); len(cb) != 1 || cb[0].Value != "Country" {
+		t.Errorf("custom combobox %+v", cb)
+	}
 	// A control that stays disabled on a page at rest fails fast.
 	start := time.Now()
 	_, err := obsClick(t, tab, obsOne(t, o, "button", "Checkout").ID)

@@ -457,6 +457,8 @@ function (opts, anchor, ...clickables) {
     const vt = el.getAttribute('aria-valuetext') || el.getAttribute('aria-valuenow');
     if (vt) return vt;
     if (el.isContentEditable || role === 'textbox' || role === 'searchbox') return el.innerText || el.textContent;
+    // A custom combobox shows its choice as its text.
+    if (role === 'combobox') return el.textContent;
     return '';
   }
 
