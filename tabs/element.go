@@ -24,7 +24,9 @@ var (
 	//go:embed js/query.js
 	queryJS string
 	//go:embed js/actionable.js
-	actionableJS string
+	actionableSrc string
+	//go:embed js/areabox.js
+	areaBoxJS string
 	//go:embed js/editable.js
 	editableJS string
 	//go:embed js/value.js

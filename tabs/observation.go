@@ -32,8 +32,13 @@ var observeJS string
 //go:embed js/rowkey.js
 var rowKeyJS string
 
-// walkerJS is the walker with the row key function in place.
-var walkerJS = strings.Replace(observeJS, "/*ROWKEY*/", rowKeyJS, 1)
+// walkerJS is the walker with the row key and area box functions in
+// place.
+var walkerJS = strings.NewReplacer("/*ROWKEY*/", rowKeyJS, "/*AREABOX*/", areaBoxJS).Replace(observeJS)
+
+// actionableJS is the actionability check with the area box function in
+// place.
+var actionableJS = strings.Replace(actionableSrc, "/*AREABOX*/", areaBoxJS, 1)
 
 // ObserveOptions are the options of tab.observe (DESIGN.md section 4).
 type ObserveOptions struct {

@@ -130,6 +130,8 @@ function (opts, anchor, ...clickables) {
 
   /*ROWKEY*/
 
+  /*AREABOX*/
+
   const words = (s, out) => {
     for (const w of s.replace(/([a-z])([A-Z])/g, '$1 $2').split(/[^A-Za-z]+/)) {
       const l = w.toLowerCase();
@@ -608,22 +610,10 @@ function (opts, anchor, ...clickables) {
       const r0 = img.getRootNode();
       const map = (r0.querySelector ? r0 : doc).querySelector('map[name="' + CSS.escape(name) + '"]');
       if (!map) return;
-      const r = img.getBoundingClientRect();
       for (const a of map.querySelectorAll('area[href]')) {
-        const c = (a.getAttribute('coords') || '').split(/[\s,]+/).map(Number).filter((x) => !isNaN(x));
-        let b = [0, 0, r.width, r.height];
-        const sh = (a.getAttribute('shape') || 'rect').toLowerCase();
-        if (/^circ/.test(sh) && c.length >= 3) b = [c[0] - c[2], c[1] - c[2], 2 * c[2], 2 * c[2]];
-        else if (/^poly/.test(sh) && c.length >= 6) {
-          const xs = c.filter((_, i) => i % 2 === 0), ys = c.filter((_, i) => i % 2 === 1);
-          b = [Math.min(...xs), Math.min(...ys), Math.max(...xs) - Math.min(...xs), Math.max(...ys) - Math.min(...ys)];
-        } else if (/^rect/.test(sh) && c.length >= 4) b = [c[0], c[1], c[2] - c[0], c[3] - c[1]];
         flush();
-        // Within the image.
-        const x0 = Math.max(0, b[0]), y0 = Math.max(0, b[1]);
-        const w = Math.max(0, Math.min(r.width, b[0] + b[2]) - x0), h = Math.max(0, Math.min(r.height, b[1] + b[3]) - y0);
         const it = { k: 'e', n: addNode(a), r: 'link', a: clean(a.getAttribute('alt') || a.getAttribute('title') || ''),
-          u: a.href, b: [Math.round(r.left + x0), Math.round(r.top + y0), Math.round(w), Math.round(h)], sb: 1 };
+          u: a.href, b: areaBox(a, img).map(Math.round), sb: 1 };
         ctxOf(it, st);
         items.push(it);
       }
