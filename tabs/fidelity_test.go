@@ -36,16 +36,7 @@ func TestObserveWhatAPersonActsOn(t *testing.T) {
 	for _, name := range []string{"Reply", "Forward", "1", "2", "3"} {
 		obsOne(t, o, "clickable", name)
 	}
-	for _, c := range []struct{ name, title string }{{"Reply", "mail Reply"}, {"star", "mail star"}, {"2", "day 2"}} {
-		if _, err := obsClick(t, tab, obsOne(t, o, "clickable", c.name).ID); err != nil {
-			t.Fatalf("click %s: %v", c.name, err)
-		}
-		var title string
-		obsEval(t, tab, "document.title", &title)
-		if title != c.title {
-			t.Errorf("click %s: title %q, want %q", c.name, title, c.title)
-		}
-	}
+	clickAndTitle(t, tab, o, "mail Reply", "Reply", "mail star", "star", "day 2", "2")
 	// Hidden file inputs: their label, or the dropzone wrapping one.
 	for _, name := range []string{"Choose a photo", "Drop files here"} {
 		if el := obsOne(t, o, "button", name); !has(el, "upload") {
@@ -123,6 +114,23 @@ func TestObserveWhatAPersonActsOn(t *testing.T) {
 	all := obsObserve(t, tab, tabs.ObserveOptions{IncludeAll: true})
 	if len(obsFind(all, "img", "Blue mug")) != 1 || !strings.Contains(all.Text(), `img "Blue mug"`) {
 		t.Errorf("no img \"Blue mug\" in:\n%s", all.Text())
+	}
+}
+
+// clickAndTitle clicks, by number, the clickable of each name in o and
+// checks the title the page then shows (pairs: title, name).
+func clickAndTitle(t *testing.T, tab *tabs.Tab, o *observe.Observation, pairs ...string) {
+	t.Helper()
+	for i := 0; i+1 < len(pairs); i += 2 {
+		want, name := pairs[i], pairs[i+1]
+		if _, err := obsClick(t, tab, obsOne(t, o, "clickable", name).ID); err != nil {
+			t.Fatalf("click %s: %v", name, err)
+		}
+		var title string
+		obsEval(t, tab, "document.title", &title)
+		if title != want {
+			t.Errorf("click %s: title %q, want %q", name, title, want)
+		}
 	}
 }
 
@@ -265,16 +273,7 @@ func TestObserveDelegatedAndModal(t *testing.T) {
 	s := obsServer(t)
 	tab := obsOpen(t, s.URL+"/o/trial.html")
 	o := obsObserve(t, tab, tabs.ObserveOptions{})
-	for _, c := range []struct{ name, title string }{{"Bold", "tb Bold"}, {"Italic", "tb Italic"}, {"2", "day 2"}, {"Save", "menu Save"}, {"11", "cal 11"}} {
-		if _, err := obsClick(t, tab, obsOne(t, o, "clickable", c.name).ID); err != nil {
-			t.Fatalf("click %s: %v", c.name, err)
-		}
-		var title string
-		obsEval(t, tab, "document.title", &title)
-		if title != c.title {
-			t.Errorf("click %s: title %q, want %q", c.name, title, c.title)
-		}
-	}
+	clickAndTitle(t, tab, o, "tb Bold", "Bold", "tb Italic", "Italic", "day 2", "2", "menu Save", "Save", "cal 11", "11")
 	if el := obsOne(t, o, "button", "trash"); !slices.Contains(el.States, "icon") {
 		t.Errorf("SVG button %+v", el)
 	}
