@@ -16,7 +16,12 @@ func TestHistoryBackForwardReload(t *testing.T) {
 	// Back, Forward and Reload return once the page they land on has
 	// loaded (each page waits 300ms for its image), through entries of another
 	// document and of the same one (history.pushState), and fail with
-	// bad_request past either end of the history.
+	// bad_request past either end of the history. Every page sets a cookie,
+	// so that no page of this test is restored from the back/forward cache:
+	// Chromium keeps a Cache-Control: no-store page there only while the
+	// cookies of its URL stay unchanged (the reasons
+	// CacheControlNoStoreCookieModified of Page.backForwardCacheNotUsed);
+	// TestBackForwardCacheRestore covers a restore.
 	t.Parallel()
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
@@ -27,6 +32,7 @@ func TestHistoryBackForwardReload(t *testing.T) {
 			fmt.Fprint(w, `<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>`)
 		default:
 			w.Header().Set("Cache-Control", "no-store")
+			http.SetCookie(w, &http.Cookie{Name: "visit", Value: fmt.Sprint(time.Now().UnixNano()), Path: "/"})
 			fmt.Fprintf(w, `<!doctype html><title>%s</title><img src="/img?%d">`, strings.TrimPrefix(r.URL.Path, "/"), time.Now().UnixNano())
 		}
 	}))
