@@ -142,12 +142,8 @@ func (t *Tab) Click(ctx context.Context, tg Target) (*ActionResult, error) {
 	// answers the mouse release), Chromium holds every call to the page,
 	// the check's too, until the navigation commits: the check then waits
 	// for the commit as long as navigated does, not for the whole timeout.
-	checkCtx := ctx
-	if t.navRequestedSince(nav) {
-		var cancel context.CancelFunc
-		checkCtx, cancel = context.WithTimeout(ctx, navCommitWait)
-		defer cancel()
-	}
+	checkCtx, cancel := t.heldByNavigation(ctx, nav)
+	defer cancel()
 	var got *struct {
 		Got bool   `json:"got"`
 		By  string `json:"by"`

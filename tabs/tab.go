@@ -458,6 +458,7 @@ func (t *Tab) onEvent(ev any) {
 			t.navReq++
 			t.navPending = true
 			t.navURL = ev.URL
+			t.st.wakeLocked()
 			t.evMu.Unlock()
 		}
 	case *page.EventFrameStartedNavigating:
@@ -471,6 +472,7 @@ func (t *Tab) onEvent(ev any) {
 				t.navReq++
 				t.navPending = true
 				t.navURL = ev.URL
+				t.st.wakeLocked()
 				t.evMu.Unlock()
 			}
 		}
@@ -1046,12 +1048,42 @@ func (t *Tab) navMark() navMark {
 	return navMark{t.navSeq, t.navReq}
 }
 
-// navRequestedSince reports whether a top-level navigation was requested
-// since m and has not committed or ended yet.
-func (t *Tab) navRequestedSince(m navMark) bool {
-	t.evMu.Lock()
-	defer t.evMu.Unlock()
-	return t.navReq != m.req && t.navPending
+// heldByNavigation returns a context of ctx that ends navCommitWait after
+// a top-level navigation is requested since m, if it has not committed by
+// then, and its cancel. While such a navigation is pending Chromium holds
+// every call to the page; the request's event (Page.frameRequestedNavigation)
+// travels on another pipe than the reply to the input event that caused
+// it, so it can arrive after that reply, and the wait for it goes on while
+// the call runs.
+func (t *Tab) heldByNavigation(ctx context.Context, m navMark) (context.Context, context.CancelFunc) {
+	cctx, cancel := context.WithCancel(ctx)
+	go func() {
+		var limit <-chan time.Time
+		for {
+			t.evMu.Lock()
+			requested := t.navReq != m.req
+			pending := t.navPending
+			changed := t.st.waitLocked()
+			t.evMu.Unlock()
+			if requested && limit == nil {
+				if !pending {
+					return // committed or ended: calls are not held
+				}
+				tm := time.NewTimer(navCommitWait)
+				defer tm.Stop()
+				limit = tm.C
+			}
+			select {
+			case <-changed:
+			case <-limit:
+				cancel()
+				return
+			case <-cctx.Done():
+				return
+			}
+		}
+	}()
+	return cctx, cancel
 }
 
 // navCommitWait bounds how long an action that requested a top-level
