@@ -43,6 +43,9 @@ type settleState struct {
 	loadAt  time.Time    // when it did
 	last    time.Time    // the last change past load: a tracked request started or ended, a mutation
 	mutated time.Time    // the last DOM mutation past load (settle.js)
+	// mutations and requests count the mutation batches and the tracked
+	// requests started past load, for the debug log.
+	mutations, requests int
 	// busy are the fetch, XHR and document requests of the page's frames
 	// in flight (Network.requestWillBeSent until loadingFinished or
 	// loadingFailed, or until their frame detaches: the document request
@@ -117,6 +120,7 @@ func (t *Tab) onSettleEventLocked(ev any) {
 	case *page.EventLifecycleEvent:
 		if ev.Name == "load" && ev.FrameID == cdp.FrameID(t.targetID) {
 			s.loaded, s.loadAt, s.mutated = ev.LoaderID, now, time.Time{}
+			s.mutations, s.requests = 0, 0
 			s.kickLocked(now)
 		}
 	case *network.EventRequestWillBeSent:
@@ -127,6 +131,9 @@ func (t *Tab) onSettleEventLocked(ev any) {
 			}
 			if len(s.busy) < 10000 {
 				s.busy[ev.RequestID] = busyRequest{ev.Request.URL, ev.FrameID}
+			}
+			if s.loaded == s.doc {
+				s.requests++
 			}
 			s.kickLocked(now)
 		}
@@ -156,6 +163,7 @@ func (t *Tab) onSettleEventLocked(ev any) {
 	case *runtime.EventBindingCalled:
 		if ev.Name == settleBinding && s.loaded != "" && s.loaded == s.doc {
 			s.mutated = now
+			s.mutations++
 			s.kickLocked(now)
 		}
 	}
@@ -197,7 +205,9 @@ func (t *Tab) awaitSettled(ctx context.Context, loadLimit time.Duration) string 
 			if len(s.busy) == 0 {
 				q := now.Sub(s.last)
 				if q >= settleQuiet {
+					after, muts, reqs := now.Sub(s.loadAt), s.mutations, s.requests
 					t.evMu.Unlock()
+					t.sup.log.Debug("settled", "tab", t.name, "after_load", after, "mutations", muts, "requests", reqs)
 					return ""
 				}
 				wait = settleQuiet - q

@@ -235,11 +235,13 @@ func (t *Tab) start(ctx context.Context, o *OpenOptions) error {
 	if o.App != nil {
 		args = o.App.Args
 	}
+	t0 := time.Now()
 	h, err := t.sup.reg.Acquire(ctx, t.key, args...)
 	if err != nil {
 		return err
 	}
 	t.setHandle(h)
+	tBrowser := time.Now()
 	var tctx context.Context
 	var cancel context.CancelFunc
 	if t.key.Kind == browser.Headless {
@@ -259,12 +261,14 @@ func (t *Tab) start(ctx context.Context, o *OpenOptions) error {
 		return cdpErr("listen", err)
 	}
 	t.watchDetach()
+	tTarget := time.Now()
 	if err := t.installHooks(ctx); err != nil {
 		return err
 	}
 	if err := t.installSettle(ctx); err != nil {
 		return err
 	}
+	tHooks := time.Now()
 	if len(o.StorageState) > 0 {
 		if err := t.SetStorageState(ctx, o.StorageState); err != nil {
 			return err
@@ -276,6 +280,8 @@ func (t *Tab) start(ctx context.Context, o *OpenOptions) error {
 			return cdpErr("install stealth", err)
 		}
 	}
+	t.sup.log.Debug("tab started", "tab", t.name, "browser", tBrowser.Sub(t0), "target", tTarget.Sub(tBrowser),
+		"hooks", tHooks.Sub(tTarget), "stealth", time.Since(tHooks))
 	if t.borrowed {
 		t.settleBorrowed(ctx, 5*time.Second)
 	}
@@ -737,11 +743,13 @@ func (t *Tab) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavRe
 	events := cdp.Events(subCtx, t.target, page.LifecycleEvent)
 
 	var res page.NavigateResult
+	start := time.Now()
 	err := t.blocking(ctx, func(ctx context.Context) error {
 		var err error
 		res, err = cdp.Call(ctx, t.target, page.Navigate, page.NavigateParams{URL: rawURL})
 		return err
 	})
+	committed := time.Now()
 	var dpe *dialogPendingError
 	switch {
 	case asDialog(err, &dpe):
@@ -792,6 +800,7 @@ func (t *Tab) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavRe
 			}
 			if ev.Name == "load" && !loaded {
 				loaded, loadedAt = true, time.Now()
+				t.sup.log.Debug("loaded", "tab", t.name, "url", trim(rawURL, 120), "navigate", committed.Sub(start), "load", loadedAt.Sub(start))
 				if want == "networkIdle" || want == "networkAlmostIdle" {
 					idleTimer = time.After(t.sup.opts.NetworkIdleMax)
 				}
