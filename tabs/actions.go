@@ -84,7 +84,8 @@ func (t *Tab) Click(ctx context.Context, tg Target) (*ActionResult, error) {
 	// never reaches the element is reported, not taken for success. When
 	// nothing in the document animates, it does not wait a frame for the
 	// stability check: the mouseMoved does (Chromium aligns mouse moves
-	// with animation frames), and verify checks the box again after it.
+	// with animation frames), and verify checks the box again while it
+	// waits; the guard stops a press that lands on something else.
 	// If the element moved or got covered in that frame, the click starts
 	// over with the waiting check.
 	o := actOpts{enabled: true, hitTest: true, arm: true, quick: true}
@@ -99,13 +100,21 @@ func (t *Tab) Click(ctx context.Context, tg Target) (*ActionResult, error) {
 		}
 		nav = t.navMark()
 		err = t.blocking(ctx, func(ctx context.Context) error {
-			if err := t.moveMouse(ctx, el, x, y); err != nil {
-				return err
-			}
 			if o.quick {
-				if err := t.verify(ctx, el); err != nil {
+				// The move waits for the page's next animation frame;
+				// the check of the box and the hit test runs meanwhile,
+				// not one more round trip after it.
+				moved := make(chan error, 1)
+				go func() { moved <- t.moveMouse(ctx, el, x, y) }()
+				verr := t.verify(ctx, el)
+				if err := <-moved; err != nil {
 					return err
 				}
+				if verr != nil {
+					return verr
+				}
+			} else if err := t.moveMouse(ctx, el, x, y); err != nil {
+				return err
 			}
 			if err := t.mouse(ctx, input.DispatchMouseEventTypeMousePressed, x, y, 1); err != nil {
 				return err
