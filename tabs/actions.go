@@ -89,14 +89,27 @@ func (t *Tab) Click(ctx context.Context, tg Target) (*ActionResult, error) {
 	// If the element moved or got covered in that frame, the click starts
 	// over with the waiting check.
 	o := actOpts{enabled: true, hitTest: true, arm: true, quick: true}
+	for {
+		res, retry, err := t.clickOnce(ctx, tg, &o)
+		if !retry {
+			return res, err
+		}
+	}
+}
+
+// clickOnce is one try of Click with o. It asks for another try, with the
+// waiting check (o.quick false), when the quick try's guard stopped every
+// event of the press and release because something else was under the
+// pointer: the page saw none of them.
+func (t *Tab) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionResult, bool, error) {
 	var el *element
 	var nav navMark
 	var err error
 	for {
 		var x, y float64
-		el, x, y, err = t.locate(ctx, tg, o)
+		el, x, y, err = t.locate(ctx, tg, *o)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		nav = t.navMark()
 		err = t.blocking(ctx, func(ctx context.Context) error {
@@ -135,16 +148,16 @@ func (t *Tab) Click(ctx context.Context, tg Target) (*ActionResult, error) {
 	var dpe *dialogPendingError
 	if asDialog(err, &dpe) {
 		res.Dialog = dpe.d
-		return res, nil
+		return res, false, nil
 	}
 	if err != nil {
 		t.disarm(el)
-		return nil, cdpErr("click", err)
+		return nil, false, cdpErr("click", err)
 	}
 	if t.NavSeq() != nav.seq {
 		res.Navigated = true
 		t.settleNavigation(ctx, res)
-		return res, nil
+		return res, false, nil
 	}
 	// The check ends the guard actionable.js armed and reads what it saw.
 	// When the click started a navigation (the renderer says so before it
@@ -154,8 +167,9 @@ func (t *Tab) Click(ctx context.Context, tg Target) (*ActionResult, error) {
 	checkCtx, cancel := t.heldByNavigation(ctx, nav)
 	defer cancel()
 	var got *struct {
-		Got bool   `json:"got"`
-		By  string `json:"by"`
+		Got     bool   `json:"got"`
+		By      string `json:"by"`
+		Touched bool   `json:"touched"`
 	}
 	const check = `function(){
   const c = this.__tpClick;
@@ -168,16 +182,20 @@ func (t *Tab) Click(ctx context.Context, tg Target) (*ActionResult, error) {
 		t.disarm(el)
 		res.Navigated = true
 		t.notePending(res)
-		return res, nil
+		return res, false, nil
 	}
 	if err == nil && got != nil && !got.Got && t.NavSeq() == nav.seq {
-		if got.By != "" {
-			return nil, &Error{Code: CodeNotActionable, Msg: el.desc + " did not receive the click: " + got.By + " was on top of it at that moment, and tabpilot stopped the click from reaching it"}
+		if got.By != "" && o.quick && !got.Touched && ctx.Err() == nil {
+			o.quick = false
+			return nil, true, nil
 		}
-		return nil, &Error{Code: CodeNotActionable, Msg: el.desc + " did not receive the click event (a page listener stopped it before it got there, or another element took it)"}
+		if got.By != "" {
+			return nil, false, &Error{Code: CodeNotActionable, Msg: el.desc + " did not receive the click: " + got.By + " was on top of it at that moment, and tabpilot stopped the click from reaching it"}
+		}
+		return nil, false, &Error{Code: CodeNotActionable, Msg: el.desc + " did not receive the click event (a page listener stopped it before it got there, or another element took it)"}
 	}
 	t.noteNavigation(ctx, nav, res)
-	return res, nil
+	return res, false, nil
 }
 
 // disarm ends, in the background (bounded by the tab's life and 2 s), the

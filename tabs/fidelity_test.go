@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -366,5 +367,54 @@ func TestBackForwardCacheRestore(t *testing.T) {
 	}
 	if _, err := obsClick(t, tab, obsOne(t, o, "button", "Al").ID); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestClickAfterShiftOnMouseMove: a page that inserts a banner above the
+// button at the first mouse move (a layout shift in the very frame of the
+// click's move) is not clicked where the button was: the guard stops the
+// press and release that would reach the banner, and the click, tried
+// again with the waiting check, lands once on the button.
+func TestClickAfterShiftOnMouseMove(t *testing.T) {
+	t.Parallel()
+	base := httptestServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Shift</title><main id=m><button id=b style="height:40px">Save</button></main>
+<script>
+window.hits = {b: 0, banner: 0, downs: 0};
+document.getElementById('b').addEventListener('click', () => hits.b++);
+document.getElementById('b').addEventListener('mousedown', () => hits.downs++);
+addEventListener('mousemove', () => {
+  if (document.getElementById('banner')) return;
+  const d = document.createElement('div');
+  d.id = 'banner'; d.textContent = 'Sale!'; d.style.height = '200px';
+  d.addEventListener('mousedown', () => hits.banner++);
+  d.addEventListener('click', () => hits.banner++);
+  document.getElementById('m').prepend(d);
+}, {once: false});
+</script>`)
+	}))
+	name := "shift"
+	if _, err := sup.Open(context.Background(), tabs.OpenOptions{Name: name, URL: base + "/", WaitUntil: "load"}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sup.Close(context.Background(), name, false, 0) })
+	tab, err := sup.Tab(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hits string
+	err = run(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
+		if _, err := tb.Click(ctx, tabs.Target{Selector: "#b"}); err != nil {
+			return err
+		}
+		raw, err := tb.Evaluate(ctx, "JSON.stringify(hits)", nil)
+		hits = strings.Trim(string(raw), `"`)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{\"b\":1,\"banner\":0,\"downs\":1}`; hits != want {
+		t.Errorf("hits %s, want %s", hits, want)
 	}
 }

@@ -38,7 +38,7 @@ async function (opts) {
   // itself after 3 s.
   const arm = (target) => {
     if (typeof globalThis.__tpDisarm === 'function') globalThis.__tpDisarm();
-    const st = { got: false, by: '', over: false };
+    const st = { got: false, by: '', over: false, touched: false };
     // The content slotted into the target is the target too.
     const ok = [el, ...(target.labels ? Array.from(target.labels) : []), ...slotted()];
     // Inside a closed shadow root, a window listener sees the host.
@@ -53,7 +53,8 @@ async function (opts) {
         st.over = true;
         setTimeout(unhook, 0);
       }
-      if (!e.isTrusted || mine(e)) return;
+      if (!e.isTrusted) return;
+      if (mine(e)) { st.touched = true; return; }
       e.stopImmediatePropagation();
       e.preventDefault();
       if (!st.by) st.by = describe(e.target && e.target.nodeType === 1 ? e.target : null);
