@@ -331,6 +331,14 @@ func (t *Tab) actionable(ctx context.Context, el *element, o actOpts, wait time.
 	if st.Top && el.sess == nil {
 		return st.X, st.Y, nil
 	}
+	if el.sess != nil {
+		// In an out-of-process iframe, scrollIntoView scrolls the
+		// ancestors in their own renderers, and the browser routes input
+		// by what they last presented: let the top page present first.
+		if err := t.awaitTopFrames(ctx); err != nil {
+			t.sup.log.Debug("wait for the top page's frames", "tab", t.name, "err", err)
+		}
+	}
 	// The point in top-level coordinates: content quads map frames.
 	q, err := t.contentQuads(ctx, el)
 	if err == nil && len(q.Quads) > 0 && len(q.Quads[0]) == 8 {

@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
@@ -250,6 +251,31 @@ func (t *Tab) contentQuads(ctx context.Context, el *element) (dom.GetContentQuad
 		}
 	}
 	return q, nil
+}
+
+// topFramesJS resolves after two animation frames of its page (at most
+// 100 ms: a hidden page gets none).
+const topFramesJS = "new Promise(r => { requestAnimationFrame(() => requestAnimationFrame(r)); setTimeout(r, 100); })"
+
+// awaitTopFrames waits until the top-level page has run two animation
+// frames (requestAnimationFrame in the walker's isolated world, so the
+// page sees nothing), and so presented what changed before the call: an
+// element's scrollIntoView in an out-of-process iframe scrolls its
+// ancestors in their own renderers, and the browser hit-tests input
+// against what they last presented, so a press sent sooner can land where
+// the iframe was (TestObserveFrames failed 3 in 30 without it).
+func (t *Tab) awaitTopFrames(ctx context.Context) error {
+	t.evMu.Lock()
+	loader := t.st.doc
+	t.evMu.Unlock()
+	w, err := t.world(ctx, &obsFrame{id: cdp.FrameID(t.targetID), loader: loader, sess: t.target, top: true}, false)
+	if err != nil {
+		return err
+	}
+	return t.blocking(ctx, func(ctx context.Context) error {
+		_, err := cdp.Call(ctx, t.target, runtime.Evaluate, runtime.EvaluateParams{Expression: topFramesJS, ContextID: w.ctxID, AwaitPromise: new(true)})
+		return err
+	})
 }
 
 // frameOrigin returns where the viewport of an out-of-process iframe's
