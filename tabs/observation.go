@@ -253,8 +253,9 @@ type obsFrame struct {
 // iframe targets whose parent frame is one of the page's, in turn),
 // leaving out error pages (a frame that failed to load). It returns a func
 // that waits for the backend node ids of the child frames' <iframe>s
-// (DOM.getFrameOwner in their parents), looked up meanwhile.
-func (t *Tab) frames(ctx context.Context) ([]*obsFrame, func(), error) {
+// (DOM.getFrameOwner in their parents), looked up meanwhile. With drop, it
+// detaches from the out-of-process iframes that are gone.
+func (t *Tab) frames(ctx context.Context, drop bool) ([]*obsFrame, func(), error) {
 	var infos []*target.Info
 	var wg sync.WaitGroup
 	if browser := chromedp.FromContext(t.ctx).Browser; browser != nil {
@@ -322,7 +323,9 @@ func (t *Tab) frames(ctx context.Context) ([]*obsFrame, func(), error) {
 			add(sub.FrameTree, of.t, string(of.t.SessionID), ti.ParentFrameID, false)
 		}
 	}
-	t.dropFrames(live)
+	if drop {
+		t.dropFrames(live)
+	}
 	kept := out[:0]
 	for _, f := range out {
 		if f.top || !strings.HasPrefix(f.url, "chrome-error:") {
@@ -399,6 +402,41 @@ func (t *Tab) world(ctx context.Context, f *obsFrame, fresh bool) (obsWorld, err
 	}
 	t.ob.mu.Unlock()
 	return w, nil
+}
+
+// prepareWait bounds prepareObservation.
+const prepareWait = 5 * time.Second
+
+// prepareObservation makes, once the top document has loaded and while the
+// settled wait runs, what the document's first observation would otherwise
+// make on its way: the sessions of the out-of-process iframes
+// (Target.attachToTarget) and the walker's isolated worlds, with the
+// walker compiled in them (Page.createIsolatedWorld, Runtime.evaluate).
+// Same-origin frames are walked in line from their parent and need no
+// world of their own. Nothing here touches the page's main world. It runs
+// once at a time per tab; errors are left to the observation.
+func (t *Tab) prepareObservation() {
+	if !t.ob.preparing.CompareAndSwap(false, true) {
+		return
+	}
+	defer t.ob.preparing.Store(false)
+	ctx, cancel := context.WithTimeout(t.ctx, prepareWait)
+	defer cancel()
+	frames, _, err := t.frames(ctx, false)
+	if err != nil {
+		return
+	}
+	byID := make(map[cdp.FrameID]*obsFrame, len(frames))
+	for _, f := range frames {
+		byID[f.id] = f
+	}
+	var wg sync.WaitGroup
+	for _, f := range frames {
+		if p := byID[f.parent]; f.top || p == nil || p.sess != f.sess {
+			wg.Go(func() { _, _ = t.world(ctx, f, false) })
+		}
+	}
+	wg.Wait()
 }
 
 // pruneWorlds forgets the worlds of documents not in frames.
@@ -497,7 +535,7 @@ func (t *Tab) gather(ctx context.Context, o ObserveOptions) (*observe.DOMInput, 
 	if early != nil {
 		defer func() { <-early.done }()
 	}
-	frames, owners, err := t.frames(ctx)
+	frames, owners, err := t.frames(ctx, true)
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -51,6 +52,8 @@ type obsState struct {
 	unloadAsk bool
 	// lastActed is the element the latest action by number resolved.
 	lastActed observe.Ref
+	// preparing is set while prepareObservation runs.
+	preparing atomic.Bool
 }
 
 // oopif is an attached out-of-process iframe target.

@@ -122,6 +122,7 @@ func (t *Tab) onSettleEventLocked(ev any) {
 			s.loaded, s.loadAt, s.mutated = ev.LoaderID, now, time.Time{}
 			s.mutations, s.requests = 0, 0
 			s.kickLocked(now)
+			t.sup.wg.Go(t.prepareObservation)
 		}
 	case *network.EventRequestWillBeSent:
 		switch ev.Type {
