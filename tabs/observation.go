@@ -369,11 +369,39 @@ const worldGroup = "tabpilot-world"
 // (Page.createIsolatedWorld), made once per document.
 func (t *Tab) world(ctx context.Context, f *obsFrame, fresh bool) (obsWorld, error) {
 	k := worldKey{session: f.sess.SessionID, frame: f.id, loader: f.loader}
-	t.ob.mu.Lock()
-	w, ok := t.ob.worlds[k]
-	t.ob.mu.Unlock()
-	if ok && !fresh {
-		return w, nil
+	for {
+		t.ob.mu.Lock()
+		w, ok := t.ob.worlds[k]
+		making := t.ob.making[k]
+		if ok && !fresh {
+			t.ob.mu.Unlock()
+			return w, nil
+		}
+		if making == nil || fresh {
+			// This call makes the world; a concurrent one (the
+			// preparation at load, an observation) waits for it.
+			done := make(chan struct{})
+			if t.ob.making == nil {
+				t.ob.making = map[worldKey]chan struct{}{}
+			}
+			t.ob.making[k] = done
+			t.ob.mu.Unlock()
+			defer func() {
+				t.ob.mu.Lock()
+				if t.ob.making[k] == done {
+					delete(t.ob.making, k)
+				}
+				t.ob.mu.Unlock()
+				close(done)
+			}()
+			break
+		}
+		t.ob.mu.Unlock()
+		select {
+		case <-making:
+		case <-ctx.Done():
+			return obsWorld{}, ctx.Err()
+		}
 	}
 	r, err := cdp.Call(ctx, f.sess, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: f.id, WorldName: "tabpilot"})
 	if err != nil {
@@ -391,7 +419,7 @@ func (t *Tab) world(ctx context.Context, f *obsFrame, fresh bool) (obsWorld, err
 	if doc.Result == nil || doc.Result.DeepSerializedValue == nil || jsonv2.Unmarshal(doc.Result.DeepSerializedValue.Value, &dn) != nil || dn.BackendNodeID == 0 {
 		return obsWorld{}, errors.New("no document in the frame")
 	}
-	w = obsWorld{ctxID: r.ExecutionContextID, doc: dn.BackendNodeID}
+	w := obsWorld{ctxID: r.ExecutionContextID, doc: dn.BackendNodeID}
 	t.ob.mu.Lock()
 	if t.ob.worlds == nil {
 		t.ob.worlds = map[worldKey]obsWorld{}

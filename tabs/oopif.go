@@ -33,6 +33,9 @@ type obsState struct {
 	// worlds are the walker's isolated worlds, by session, frame and
 	// document.
 	worlds map[worldKey]obsWorld
+	// making are the worlds being made, by key: closed when made (or
+	// not), so that a second caller waits instead of making another.
+	making map[worldKey]chan struct{}
 	// topWorld is the key of the last top-level document's world.
 	topWorld worldKey
 	// loadGaveUp is the top-level document (Tab.navSeq) whose load an
