@@ -356,7 +356,7 @@ func (t *Tab) actionable(ctx context.Context, el *element, o actOpts, wait time.
 }
 
 // netRequests returns the set of the tab's requests in flight.
-func (t *Tab) netRequests() map[network.RequestID]string {
+func (t *Tab) netRequests() map[network.RequestID]inflightReq {
 	t.evMu.Lock()
 	defer t.evMu.Unlock()
 	return maps.Clone(t.inflight)

@@ -287,3 +287,52 @@ func TestOpenSettledCrossSiteFrames(t *testing.T) {
 		}
 	}
 }
+
+// TestRequestsOfTheOldPageEndWithIt: requests a page had in flight when
+// the tab moved to another page are not the new page's: a networkidle
+// wait on the new, static page returns after its quiet window, and a
+// settled open of it has no note of them.
+func TestRequestsOfTheOldPageEndWithIt(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	defer close(release)
+	base := httptestServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/poll":
+			select { // answered only when the test ends
+			case <-release:
+			case <-r.Context().Done():
+			}
+		case "/polling":
+			// The polls go to localhost, so that they do not take the
+			// connections 127.0.0.1's next page needs.
+			fmt.Fprintf(w, `<!doctype html><title>Polling</title><h1>Live</h1>
+<script>setInterval(() => fetch('%s/poll?' + Date.now(), {mode: 'no-cors'}), 50);</script>`, strings.Replace("http://"+r.Host, "127.0.0.1", "localhost", 1))
+		default:
+			fmt.Fprint(w, `<!doctype html><title>Static</title><h1>Static</h1>`)
+		}
+	}))
+	name := "old-requests"
+	if _, err := sup.Open(context.Background(), tabs.OpenOptions{Name: name, URL: base + "/polling", WaitUntil: "load"}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sup.Close(context.Background(), name, false, 0) })
+	time.Sleep(300 * time.Millisecond) // a few polls in flight
+	res, err := sup.Open(context.Background(), tabs.OpenOptions{Name: name, URL: base + "/static"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Notes) != 0 {
+		t.Errorf("open of the static page: notes %q, want none", res.Notes)
+	}
+	var waited time.Duration
+	err = sup.Run(context.Background(), name, 10*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
+		start := time.Now()
+		err := tb.WaitForLoadState(ctx, "networkidle", 0)
+		waited = time.Since(start)
+		return err
+	}))
+	if err != nil || waited > 2*time.Second {
+		t.Errorf("networkidle on the static page: %v after %v, want nil within the quiet window", err, waited)
+	}
+}

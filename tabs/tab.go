@@ -78,7 +78,7 @@ type Tab struct {
 	dialog     *Dialog
 	dialogSig  chan struct{} // closed when a dialog opens
 	handled    []Dialog      // dialogs the policy handled, drained by runs
-	inflight   map[network.RequestID]string
+	inflight   map[network.RequestID]inflightReq
 	docStatus  map[cdp.LoaderID]int64 // HTTP status of recent top-level documents
 	st         settleState            // what the settled wait needs (settle.go)
 	deadSig    chan struct{}
@@ -109,7 +109,7 @@ type Tab struct {
 func newTab(s *Supervisor, name string, key browser.Key, dialogs string) *Tab {
 	return &Tab{sup: s, name: name, key: key, dialogs: dialogs,
 		slot: make(chan struct{}, 1), dialogSig: make(chan struct{}), deadSig: make(chan struct{}),
-		inflight: map[network.RequestID]string{}, num: observe.NewNumbering(),
+		inflight: map[network.RequestID]inflightReq{}, num: observe.NewNumbering(),
 		dialogQ: make(chan struct{}, 1), viewport: s.opts.Viewport}
 }
 
@@ -442,6 +442,15 @@ func (t *Tab) onEvent(ev any) {
 			t.dclPending = !restored
 			t.navPending = false
 			t.navSeq++
+			// The old page's requests that were in flight end with it,
+			// and Chromium does not always say so (no loadingFailed for a
+			// document that went away): only the new document's own
+			// request is the page's now.
+			for id, r := range t.inflight {
+				if r.loader != ev.Frame.LoaderID {
+					delete(t.inflight, id)
+				}
+			}
 			t.evMu.Unlock()
 			if restored {
 				// Its remote objects did not come back with it.
@@ -520,7 +529,7 @@ func (t *Tab) onEvent(ev any) {
 	case *network.EventRequestWillBeSent:
 		t.evMu.Lock()
 		if len(t.inflight) < 10000 {
-			t.inflight[ev.RequestID] = ev.Request.URL
+			t.inflight[ev.RequestID] = inflightReq{ev.Request.URL, ev.LoaderID}
 		}
 		t.evMu.Unlock()
 	case *network.EventResponseReceived:
@@ -863,14 +872,21 @@ func (t *Tab) pendingNote(waited time.Duration, why string) string {
 	return fmt.Sprintf("network not idle after %v past load (%s; %d pending: %s); returned the loaded page", waited, why, n, list)
 }
 
+// inflightReq is a request of the page in flight: its URL and the loader
+// of the document that made it (Network.requestWillBeSent loaderId).
+type inflightReq struct {
+	url    string
+	loader cdp.LoaderID
+}
+
 // pendingRequests returns the number of the page's requests in flight
 // (Network.requestWillBeSent without loadingFinished or loadingFailed) and
 // the first 5 of their URLs, sorted, each cut at 120 bytes, joined.
 func (t *Tab) pendingRequests() (int, string) {
 	t.evMu.Lock()
 	urls := make([]string, 0, len(t.inflight))
-	for _, u := range t.inflight {
-		urls = append(urls, u)
+	for _, r := range t.inflight {
+		urls = append(urls, r.url)
 	}
 	t.evMu.Unlock()
 	sort.Strings(urls)
