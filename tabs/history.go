@@ -13,7 +13,10 @@ import (
 // and waits until the page it lands on has loaded (document.readyState
 // complete; at once for an entry of the same document, such as one that
 // history.pushState made) and settled as open's default wait has it
-// (Tab.Goto; a note says what was still busy when the settle ran out). It returns the URL and HTTP status of the page.
+// (Tab.Goto; a note says what was still busy when the settle ran out). As
+// an action that navigates, it waits at most 5 s for the load: past that
+// it returns the page as it is, with a note. It returns the URL and HTTP
+// status of the page.
 // Errors: bad_request when there is no earlier entry, timeout when the page
 // does not commit or load in time, not_alive when the tab dies.
 func (t *Tab) Back(ctx context.Context) (*NavResult, error) { return t.history(ctx, "back", -1) }
@@ -120,8 +123,22 @@ wait:
 			return nil, &Error{Code: CodeTimeout, Msg: fmt.Sprintf("%s to %s: the page did not commit within the timeout", what, dest), Err: ctx.Err()}
 		}
 	}
-	if err := t.waitReadyState(ctx, "load"); err != nil {
-		return nil, &Error{Code: CodeTimeout, Msg: fmt.Sprintf("%s to %s: the page did not finish loading within the timeout", what, dest), Err: ctx.Err()}
+	// The load is waited for as long as an action that navigates waits
+	// for it (navLoadWait): a page whose image never ends is returned as
+	// it is, with a note, not after the whole timeout.
+	lctx, cancel := context.WithTimeout(ctx, navLoadWait)
+	err = t.waitReadyState(lctx, "load")
+	cancel()
+	if err != nil {
+		if ctx.Err() != nil || lctx.Err() == nil {
+			return nil, &Error{Code: CodeTimeout, Msg: fmt.Sprintf("%s to %s: the page did not finish loading within the timeout", what, dest), Err: ctx.Err()}
+		}
+		t.evMu.Lock()
+		out.Status = t.docStatus[loader]
+		t.evMu.Unlock()
+		out.Notes = append(out.Notes, fmt.Sprintf("the page had not fired load within %v; returned it as it was", navLoadWait))
+		out.URL = t.currentURL(ctx)
+		return out, nil
 	}
 	if loader != "" {
 		t.evMu.Lock()

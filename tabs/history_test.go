@@ -96,3 +96,53 @@ func TestHistoryBackForwardReload(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestHistoryOntoAPageThatNeverLoads: back and reload onto a page whose
+// image never answers return after the load wait of an action that
+// navigates (5 s) with a note and the page as it is, not after the whole
+// timeout.
+func TestHistoryOntoAPageThatNeverLoads(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		http.SetCookie(w, &http.Cookie{Name: "visit", Value: fmt.Sprint(time.Now().UnixNano()), Path: "/"})
+		switch r.URL.Path {
+		case "/hang":
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+		case "/h":
+			fmt.Fprint(w, `<!doctype html><title>Hanging image</title><h1>Text is here</h1><img src="/hang">`)
+		default:
+			fmt.Fprint(w, `<!doctype html><title>Other</title><h1>Other</h1>`)
+		}
+	}))
+	defer hs.Close()
+	defer close(release) // before hs.Close, which waits for the handlers
+	tab := open(t, "/next")
+	err := sup.Run(context.Background(), tab.Name(), 30*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
+		if _, err := tb.Goto(ctx, hs.URL+"/h", "domcontentloaded"); err != nil {
+			return err
+		}
+		if _, err := tb.Goto(ctx, hs.URL+"/a", "load"); err != nil {
+			return err
+		}
+		for _, step := range []struct {
+			what string
+			do   func(context.Context) (*tabs.NavResult, error)
+		}{{"back", tb.Back}, {"reload", tb.Reload}} {
+			start := time.Now()
+			r, err := step.do(ctx)
+			took := time.Since(start)
+			if err != nil || r.URL != hs.URL+"/h" || len(r.Notes) != 1 || !strings.Contains(r.Notes[0], "had not fired load within 5s") || took < 4500*time.Millisecond || took > 9*time.Second {
+				t.Errorf("%s onto a page that never loads: %+v, %v after %v; want /h with a note after about 5 s", step.what, r, err, took)
+			}
+		}
+		return nil
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+}
