@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"slices"
 	"strconv"
@@ -416,5 +417,48 @@ addEventListener('mousemove', () => {
 	}
 	if want := `{\"b\":1,\"banner\":0,\"downs\":1}`; hits != want {
 		t.Errorf("hits %s, want %s", hits, want)
+	}
+}
+
+// TestClickOntoAFailedPageSaysSo: a click whose link leads to a refused
+// connection, or to a 404, navigates, and its result says how the new
+// page failed.
+func TestClickOntoAFailedPageSaysSo(t *testing.T) {
+	t.Parallel()
+	// A port nothing listens on: one just closed.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := "http://" + ln.Addr().String() + "/"
+	ln.Close()
+	base := httptestServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/missing" {
+			http.NotFound(w, r)
+			return
+		}
+		fmt.Fprintf(w, `<!doctype html><title>Links</title><a id=dead href="%s">Dead link</a> <a id=gone href="/missing">Gone page</a>`, dead)
+	}))
+	name := "failed-nav"
+	if _, err := sup.Open(context.Background(), tabs.OpenOptions{Name: name, URL: base + "/", WaitUntil: "load"}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sup.Close(context.Background(), name, false, 0) })
+	for _, c := range []struct{ sel, want string }{
+		{"#dead", "the navigation failed (" + dead + ": net::ERR_CONNECTION_REFUSED)"},
+		{"#gone", "the new page answered HTTP 404"},
+	} {
+		var res *tabs.ActionResult
+		err := sup.Run(context.Background(), name, 20*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
+			if _, err := tb.Goto(ctx, base+"/", "load"); err != nil {
+				return err
+			}
+			var err error
+			res, err = tb.Click(ctx, tabs.Target{Selector: c.sel})
+			return err
+		}))
+		if err != nil || !res.Navigated || !strings.Contains(res.Note, c.want) {
+			t.Errorf("click %s: %+v, %v; want navigated with a note %q", c.sel, res, err, c.want)
+		}
 	}
 }

@@ -80,6 +80,7 @@ type Tab struct {
 	handled    []Dialog      // dialogs the policy handled, drained by runs
 	inflight   map[network.RequestID]inflightReq
 	docStatus  map[cdp.LoaderID]int64 // HTTP status of recent top-level documents
+	navFail    string                 // the last top-level document request that failed: "URL: net::ERR_…"
 	st         settleState            // what the settled wait needs (settle.go)
 	deadSig    chan struct{}
 
@@ -529,7 +530,7 @@ func (t *Tab) onEvent(ev any) {
 	case *network.EventRequestWillBeSent:
 		t.evMu.Lock()
 		if len(t.inflight) < 10000 {
-			t.inflight[ev.RequestID] = inflightReq{ev.Request.URL, ev.LoaderID}
+			t.inflight[ev.RequestID] = inflightReq{ev.Request.URL, ev.LoaderID, ev.FrameID}
 		}
 		t.evMu.Unlock()
 	case *network.EventResponseReceived:
@@ -547,6 +548,9 @@ func (t *Tab) onEvent(ev any) {
 		t.evMu.Unlock()
 	case *network.EventLoadingFailed:
 		t.evMu.Lock()
+		if r, ok := t.inflight[ev.RequestID]; ok && ev.Type == network.ResourceTypeDocument && r.frame == cdp.FrameID(t.targetID) {
+			t.navFail = r.url + ": " + ev.ErrorText
+		}
 		delete(t.inflight, ev.RequestID)
 		t.evMu.Unlock()
 	}
@@ -877,6 +881,7 @@ func (t *Tab) pendingNote(waited time.Duration, why string) string {
 type inflightReq struct {
 	url    string
 	loader cdp.LoaderID
+	frame  cdp.FrameID
 }
 
 // pendingRequests returns the number of the page's requests in flight
@@ -1176,6 +1181,25 @@ func (t *Tab) settleNavigation(ctx context.Context, res *ActionResult) {
 		return
 	}
 	if note := t.awaitSettled(ctx, navLoadWait); note != "" {
+		if res.Note != "" {
+			note = res.Note + "; " + note
+		}
+		res.Note = note
+	}
+	// A navigation that failed commits Chromium's error page, and one the
+	// server refused commits its answer: the action worked, the page it
+	// led to did not, and the caller is told.
+	t.evMu.Lock()
+	u, fail, status := t.url, t.navFail, t.docStatus[t.st.doc]
+	t.evMu.Unlock()
+	note := ""
+	switch {
+	case strings.HasPrefix(u, "chrome-error:"):
+		note = "the navigation failed (" + fail + "); the tab shows Chromium's error page"
+	case status >= 400:
+		note = fmt.Sprintf("the new page answered HTTP %d", status)
+	}
+	if note != "" {
 		if res.Note != "" {
 			note = res.Note + "; " + note
 		}
