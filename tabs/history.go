@@ -17,7 +17,8 @@ import (
 // an action that navigates, it waits at most 5 s for the load: past that
 // it returns the page as it is, with a note. It returns the URL and HTTP
 // status of the page.
-// Errors: bad_request when there is no earlier entry, timeout when the page
+// Errors: bad_request when there is no earlier entry (the blank page a
+// tab starts on does not count), timeout when the page
 // does not commit or load in time, not_alive when the tab dies.
 func (t *Tab) Back(ctx context.Context) (*NavResult, error) { return t.history(ctx, "back", -1) }
 
@@ -50,6 +51,11 @@ func (t *Tab) history(ctx context.Context, what string, delta int) (*NavResult, 
 		return nil, cdpErr(what, err)
 	}
 	i := int(h.CurrentIndex) + delta
+	// The blank page a tab starts on (its first entry, about:blank) is
+	// not a page it visited: going back to it leaves the page it opened.
+	if i == 0 && delta < 0 && len(h.Entries) > 0 && h.Entries[0].URL == "about:blank" {
+		i = -1
+	}
 	if i < 0 || i >= len(h.Entries) {
 		side := "earlier"
 		if delta > 0 {

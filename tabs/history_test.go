@@ -82,13 +82,20 @@ func TestHistoryBackForwardReload(t *testing.T) {
 		if raw, _ := tb.Evaluate(ctx, "String(window.mark)", nil); string(raw) != `"undefined"` {
 			t.Errorf("reload kept the old document: mark %s", raw)
 		}
+		// Back to the tab's first page (/next, from open), and no further:
+		// not to the blank page the tab started on.
+		backs := 0
 		for range 6 {
 			if _, err = tb.Back(ctx); err != nil {
 				break
 			}
+			backs++
 		}
 		if tabs.CodeOf(err) != tabs.CodeBadRequest || !strings.Contains(err.Error(), "no earlier page") {
 			t.Errorf("back past the start: %v", err)
+		}
+		if got := state(); backs != 2 || !strings.HasSuffix(got, " /next") {
+			t.Errorf("back past the start: %d steps back, on %q; want 2, on the tab's first page /next", backs, got)
 		}
 		return nil
 	})
