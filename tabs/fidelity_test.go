@@ -394,17 +394,9 @@ addEventListener('mousemove', () => {
 }, {once: false});
 </script>`)
 	}))
-	name := "shift"
-	if _, err := sup.Open(context.Background(), tabs.OpenOptions{Name: name, URL: base + "/", WaitUntil: "load"}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sup.Close(context.Background(), name, false, 0) })
-	tab, err := sup.Tab(name)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tab := obsOpen(t, base+"/")
 	var hits string
-	err = run(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
+	err := run(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
 		if _, err := tb.Click(ctx, tabs.Target{Selector: "#b"}); err != nil {
 			return err
 		}
@@ -439,11 +431,7 @@ func TestClickOntoAFailedPageSaysSo(t *testing.T) {
 		}
 		fmt.Fprintf(w, `<!doctype html><title>Links</title><a id=dead href="%s">Dead link</a> <a id=gone href="/missing">Gone page</a>`, dead)
 	}))
-	name := "failed-nav"
-	if _, err := sup.Open(context.Background(), tabs.OpenOptions{Name: name, URL: base + "/", WaitUntil: "load"}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sup.Close(context.Background(), name, false, 0) })
+	name := obsOpen(t, base+"/").Name()
 	for _, c := range []struct{ sel, want string }{
 		{"#dead", "the navigation failed (" + dead + ": net::ERR_CONNECTION_REFUSED)"},
 		{"#gone", "the new page answered HTTP 404"},
