@@ -175,7 +175,14 @@ async function (opts) {
   // opts.verify: the box an earlier call returned, checked again just
   // before the mouse goes down (the element still there, and still the
   // one receiving the pointer at opts.x, opts.y).
+  // A quick check left the promise of the animation frame after it: the
+  // box is compared after that frame, whose callbacks (registered after
+  // the page's own) have moved anything the page moves by script.
   if (opts.verify) {
+    if (target.__tpFrame) {
+      await target.__tpFrame;
+      delete target.__tpFrame;
+    }
     if (moved(rect(), opts.verify)) return { state: 'unstable', tag: describe(target) };
     return hitTest(opts.x, opts.y) || { state: 'ok', x: opts.x, y: opts.y, bg: document.visibilityState === 'hidden' };
   }
@@ -203,8 +210,8 @@ async function (opts) {
   // after the page's own requestAnimationFrame callbacks catches motion
   // driven by script); a timer when the page gets no frames (a background
   // tab), so the check never hangs. With opts.quick and nothing animating,
-  // the caller checks the box again itself after the frame its
-  // Input.dispatchMouseEvent mouseMoved waits for (opts.verify).
+  // the caller checks the box again (opts.verify) while its
+  // Input.dispatchMouseEvent mouseMoved waits for the same frame.
   const animating = !document.getAnimations || document.getAnimations().length > 0;
   let r2 = r1;
   if (!opts.quick || animating) {
@@ -214,6 +221,11 @@ async function (opts) {
     });
     r2 = rect();
     if (moved(r1, r2)) return { state: 'unstable', tag: describe(target) };
+  } else {
+    target.__tpFrame = new Promise((res) => {
+      requestAnimationFrame(() => res());
+      setTimeout(res, 250);
+    });
   }
   // The centre of the first box with an area (a link that wraps has one
   // per line, and the centre of their union may be on neither).
