@@ -1129,6 +1129,7 @@ const navCommitWait = 5 * time.Second
 // as Playwright's actions wait for the navigations they start. A
 // navigation still in flight at the limit counts as started.
 func (t *Tab) navigated(ctx context.Context, m navMark) bool {
+	t.eventBarrier(ctx, m)
 	limit := time.NewTimer(navCommitWait)
 	defer limit.Stop()
 	for {
@@ -1157,6 +1158,47 @@ func (t *Tab) navigated(ctx context.Context, m navMark) bool {
 		}
 	}
 }
+
+// eventBarrier returns once the events the page's renderer sent before
+// now have been handled, when none of a navigation since m has been seen
+// yet. The reply to an input event (Input.dispatchMouseEvent,
+// dispatchKeyEvent) comes on the renderer's input pipe, and the
+// Page.frameRequestedNavigation the event caused on its DevTools pipe,
+// so the reply can come first. One call on the DevTools pipe (a
+// Runtime.evaluate of "0", answered in order after the events the
+// renderer sent before it; chromedp runs a session's listeners and
+// replies in the order they arrive) puts them in order, as Playwright's
+// inputActionEpilogue does. It is bounded by the tab's life, a dialog
+// (which blocks evaluation), a navigation that holds the call
+// (heldByNavigation) and barrierWait.
+func (t *Tab) eventBarrier(ctx context.Context, m navMark) {
+	t.evMu.Lock()
+	seen := t.navSeq != m.seq || t.navReq != m.req || t.dialog != nil
+	sig := t.dialogSig
+	t.evMu.Unlock()
+	if seen {
+		return
+	}
+	cctx, cancel := t.heldByNavigation(ctx, m)
+	defer cancel()
+	cctx, cancelWait := context.WithTimeout(cctx, barrierWait)
+	defer cancelWait()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = cdp.Call(cctx, t.target, runtime.Evaluate, runtime.EvaluateParams{Expression: "0", ReturnByValue: new(true)})
+	}()
+	select {
+	case <-done:
+	case <-sig:
+	case <-t.deadSig:
+	case <-cctx.Done():
+	}
+}
+
+// barrierWait bounds eventBarrier's call: a renderer that does not answer
+// in it is busy, and the navigation state is read as it is.
+const barrierWait = time.Second
 
 // noteNavigation sets res.Navigated when the action started a top-level
 // navigation (navigated), and notes in res.Note one that has not
