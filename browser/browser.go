@@ -3,10 +3,11 @@
 // connecting to it over CDP, and a Registry of refcounted Handles keyed by
 // browser kind (DESIGN.md sections 1 and 3).
 //
-// A Handle holds one browser connection and a hidden first tab that binds
-// the connection's lifetime (chromedp closes the whole browser when the
-// context that allocated it is cancelled). Tabs are created below it with
-// NewTab. A launched browser runs in its own process group with a
+// A Handle holds one browser connection and the chromedp context that
+// binds the connection's lifetime (chromedp closes the whole browser when
+// the context that allocated it is cancelled). Tabs are made below it with
+// NewTab; the first tab of a launched browser is the page the browser
+// started with, so a cold start spends no second renderer. A launched browser runs in its own process group with a
 // parent-death signal, so no Chromium outlives the daemon; Close stops it in
 // stages: close the browser over CDP, cancel the allocator, kill the group.
 package browser
@@ -20,11 +21,13 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 )
 
@@ -86,15 +89,19 @@ type Handle struct {
 	product string
 
 	allocCancel context.CancelFunc
-	ctx         context.Context // the hidden first tab; parent of every tab
-	cancel      context.CancelFunc
-	pid         int
-	appPath     string
-	stateDir    string
-	lost        <-chan struct{}
-	done        chan struct{} // closed when the connection is lost or closed
-	closeOnce   sync.Once
-	closed      chan struct{}
+	ctx         context.Context // the allocating context; parent of every tab
+	// first is the page a launched browser started with, from which ctx's
+	// own session is detached; firstTaken is set once a tab holds it.
+	first      target.ID
+	firstTaken atomic.Bool
+	cancel     context.CancelFunc
+	pid        int
+	appPath    string
+	stateDir   string
+	lost       <-chan struct{}
+	done       chan struct{} // closed when the connection is lost or closed
+	closeOnce  sync.Once
+	closed     chan struct{}
 }
 
 // Kind returns how the browser is reached.
@@ -128,13 +135,23 @@ func (h *Handle) Alive() bool {
 // children (chromedp.NewContext) are new tabs. It is cancelled by Close.
 func (h *Handle) Context() context.Context { return h.ctx }
 
-// NewTab creates a page target (Target.createTarget) and attaches to it. The
-// returned context is the tab's chromedp context: cancel closes the target.
+// NewTab attaches to a new page target and returns the tab's chromedp
+// context: cancel closes the target. With no options, the first call on a
+// launched browser takes the page the browser started with (about:blank,
+// its renderer already running), and later calls create a page
+// (Target.createTarget); opts (chromedp.WithTargetID) attach to another.
 // ctx bounds only the creation: if it ends first, the half-made tab is
 // closed and ctx's error returned.
 func (h *Handle) NewTab(ctx context.Context, opts ...chromedp.ContextOption) (context.Context, context.CancelFunc, error) {
 	if !h.Alive() {
 		return nil, nil, &Error{Code: CodeNotAlive, Msg: "the browser is gone"}
+	}
+	if len(opts) == 0 && h.first != "" && h.firstTaken.CompareAndSwap(false, true) {
+		tctx, cancel, err := h.NewTab(ctx, chromedp.WithTargetID(h.first))
+		if err == nil || ctx.Err() != nil {
+			return tctx, cancel, err
+		}
+		h.log.Debug("take the first page", "err", err) // closed meanwhile: make one
 	}
 	tctx, cancel := chromedp.NewContext(h.ctx, opts...)
 	errc := make(chan error, 1)
@@ -211,6 +228,7 @@ func Launch(parent, ctx context.Context, o *Options) (*Handle, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	start := time.Now()
 	exe, err := Find(opts.ExecPath)
 	if err != nil {
 		return nil, err
@@ -278,6 +296,17 @@ func Launch(parent, ctx context.Context, o *Options) (*Handle, error) {
 	if p := c.Browser.Process(); p != nil {
 		h.pid = p.Pid
 	}
+	// chromedp attached the allocating context to the page the browser
+	// started with. Detach it, so that the first tab takes that page (no
+	// Target.createTarget, no second renderer) and its events go to one
+	// session only.
+	if c.Target != nil {
+		if _, err := cdp.Call(ctx, c.Browser, target.DetachFromTarget, target.DetachFromTargetParams{SessionID: c.Target.SessionID}); err == nil {
+			h.first = c.Target.TargetID
+		} else {
+			log.Debug("detach from the first page", "err", err)
+		}
+	}
 	if v, err := cdp.Call(ctx, c.Browser, browser.GetVersion, cdp.Empty{}); err == nil {
 		h.product = v.Product
 		h.version = v.UserAgent
@@ -287,7 +316,7 @@ func Launch(parent, ctx context.Context, o *Options) (*Handle, error) {
 	}
 	h.stateDir = opts.StateDir
 	go h.watch(c.Browser.LostConnection)
-	log.Info("browser launched", "exec", exe, "pid", h.pid, "version", h.product)
+	log.Info("browser launched", "exec", exe, "pid", h.pid, "version", h.product, "took", time.Since(start))
 	return h, nil
 }
 
