@@ -1,0 +1,603 @@
+package tabs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/accessibility"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/tabpilot/tabpilot/tabs/observe"
+)
+
+// walkOpts are the walker's options (js/observe.js).
+type walkOpts struct {
+	All    bool            `json:"all,omitempty"`
+	VP     bool            `json:"vp,omitempty"`
+	BX     bool            `json:"bx,omitempty"`
+	Refs   int             `json:"refs,omitempty"`
+	Sub    bool            `json:"sub,omitempty"`
+	Inh    *walkInherit    `json:"inh,omitempty"`
+	Scroll *walkScrollOpts `json:"scroll,omitempty"`
+}
+
+type walkInherit struct {
+	G  string `json:"g,omitempty"`
+	LM string `json:"lm,omitempty"`
+	HD string `json:"hd,omitempty"`
+	II bool   `json:"ii,omitempty"`
+}
+
+type walkScrollOpts struct {
+	MS    int64 `json:"ms"`
+	Steps int   `json:"steps"`
+}
+
+// walked is one frame's walk, with its world.
+type walked struct {
+	f      *obsFrame
+	ctxID  runtime.ExecutionContextID
+	walk   *observe.Walk
+	report *observe.ScrollReport
+	// backend holds the backend node ids the walk serialized: of the
+	// iframes, hosts and media, and of all numbered items when refsAll.
+	backend map[int]cdp.BackendNodeID
+	refsAll bool
+	// ms and bytes are the walk's time in the page and the size of its
+	// result, for the log.
+	ms, bytes int
+	// inline are the same-origin frames the walk took in.
+	inline []inlineFrame
+}
+
+// inlineFrame is a frame the walker walked in line (js/observe.js "fr").
+type inlineFrame struct {
+	K  int     `json:"k"`
+	P  int     `json:"p"`
+	U  string  `json:"u"`
+	VW float64 `json:"vw"`
+	VH float64 `json:"vh"`
+	SW float64 `json:"sw"`
+	SH float64 `json:"sh"`
+}
+
+// gather walks the frames and returns the input of observe.BuildDOM, the
+// walk that holds the nodes of each of its frames, and all the walks. It walks in rounds,
+// the frames of a round concurrently: first the top frame and the top
+// frames of out-of-process iframes, whose walks take in their same-origin
+// frames in line (about:blank, srcdoc and same-site frames: most ad
+// frames); then the frames none of those took in (a cross-origin frame in
+// the same process), and so on. Frames whose <iframe> is hidden are not
+// walked.
+func (t *Tab) gather(ctx context.Context, o ObserveOptions) (*observe.DOMInput, []*walked, []*walked, *observe.ScrollReport, error) {
+	wo := walkOpts{All: o.IncludeAll, VP: o.ViewportOnly, BX: o.Boxes, Refs: refsAll}
+	if o.Scroll {
+		ms := int64(20000)
+		if dl, ok := ctx.Deadline(); ok {
+			// Leave room for the walk after the scrolling.
+			ms = min(ms, max(500, time.Until(dl).Milliseconds()*2/3))
+		}
+		wo.Scroll = &walkScrollOpts{MS: ms, Steps: 200}
+	}
+	t.ob.mu.Lock()
+	anchor := t.ob.lastActed
+	t.ob.mu.Unlock()
+	early := t.earlyTopArgs(ctx, wo, anchor)
+	if early != nil {
+		defer func() { <-early.done }()
+	}
+	frames, owners, err := t.frames(ctx, true)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	t.pruneWorlds(frames)
+	byID := make(map[cdp.FrameID]*obsFrame, len(frames))
+	for _, f := range frames {
+		byID[f.id] = f
+	}
+	done := map[cdp.FrameID]bool{}
+	var round []*obsFrame
+	for _, f := range frames {
+		if p := byID[f.parent]; f.top || p == nil || p.sess != f.sess {
+			round = append(round, f)
+		}
+	}
+	var parts []observe.DOMFrame
+	var holders []*walked
+	var walks []*walked
+	var report *observe.ScrollReport
+	ownersKnown := false
+	for len(round) > 0 {
+		results := make([]*walked, len(round))
+		errs := make([]error, len(round))
+		var wg sync.WaitGroup
+		for i, f := range round {
+			done[f.id] = true
+			wg.Go(func() {
+				results[i], errs[i] = t.walkFrame(ctx, f, wo, anchor, early)
+			})
+		}
+		wg.Wait()
+		if !ownersKnown {
+			owners()
+			ownersKnown = true
+		}
+		if round[0].top && errs[0] != nil {
+			return nil, nil, nil, nil, errs[0]
+		}
+		for i, w := range results {
+			if errs[i] != nil || w == nil {
+				t.sup.log.Debug("walk frame", "tab", t.name, "frame", round[i].url, "err", errs[i])
+				continue
+			}
+			walks = append(walks, w)
+			if w.report != nil {
+				if report == nil {
+					report = &observe.ScrollReport{}
+				}
+				report.Containers += w.report.Containers
+				report.Complete += w.report.Complete
+				report.Steps += w.report.Steps
+				report.Found += w.report.Found
+				report.TimedOut = report.TimedOut || w.report.TimedOut
+			}
+			for _, p := range splitWalk(w, frames, done) {
+				parts = append(parts, p)
+				holders = append(holders, w)
+			}
+		}
+		// Next: the frames no walk took in, whose parent was walked and
+		// whose <iframe> was seen and shown (or is unknown).
+		seen := map[cdp.BackendNodeID]bool{}
+		for _, p := range parts {
+			for _, it := range p.Walk.Items {
+				if it.Kind == observe.KindFrame && it.Hidden == 0 {
+					seen[p.Backend[it.Node]] = true
+				}
+			}
+		}
+		round = round[:0:0]
+		for _, f := range frames {
+			if !done[f.id] && done[f.parent] && (f.owner == 0 || seen[f.owner]) {
+				round = append(round, f)
+			}
+		}
+	}
+	if len(parts) == 0 || parts[0].Walk == nil {
+		return nil, nil, nil, nil, &Error{Code: CodeInternal, Msg: "observe: the top frame was not walked"}
+	}
+	top := parts[0].Walk
+	in := &observe.DOMInput{
+		URL: top.URL, Title: top.Title,
+		Viewport: observe.Size{Width: int(top.VW), Height: int(top.VH)},
+		Scroll:   observe.Scroll{X: int(top.SX), Y: int(top.SY), Width: int(top.SW), Height: int(top.SH)},
+		Frames:   parts,
+	}
+	return in, holders, walks, report, nil
+}
+
+// splitWalk turns a walk into the frames it holds: its own, then each
+// frame it took in line (its items, under the frame id whose <iframe> is
+// the item's, found in frames; done records those). They share the walk's
+// map of backend node ids.
+func splitWalk(w *walked, frames []*obsFrame, done map[cdp.FrameID]bool) []observe.DOMFrame {
+	f := w.f
+	own := observe.DOMFrame{FrameID: f.id, Session: f.session, URL: f.url, Name: f.name, Parent: f.parent, Owner: f.owner, Backend: w.backend}
+	if len(w.inline) == 0 {
+		own.Walk = w.walk
+		return []observe.DOMFrame{own}
+	}
+	parts := []observe.DOMFrame{own}
+	index := map[int]int{0: 0} // inline frame number → parts index
+	for _, fr := range w.inline {
+		parts = append(parts, observe.DOMFrame{Session: f.session, URL: fr.U, Backend: w.backend,
+			Walk: &observe.Walk{URL: fr.U, VW: fr.VW, VH: fr.VH, SW: fr.SW, SH: fr.SH}})
+		index[fr.K] = len(parts) - 1
+	}
+	ownWalk := *w.walk
+	ownWalk.Items = nil
+	parts[0].Walk = &ownWalk
+	for _, it := range w.walk.Items {
+		pi, ok := index[it.Frame]
+		if !ok {
+			pi = 0
+		}
+		p := &parts[pi]
+		p.Walk.Items = append(p.Walk.Items, it)
+		if it.Kind != observe.KindFrame || it.Inline == 0 {
+			continue
+		}
+		ci, ok := index[it.Inline]
+		if !ok {
+			continue
+		}
+		c := &parts[ci]
+		c.Parent, c.Owner = p.FrameID, w.backend[it.Node]
+		// The frame the iframe shows, by its owner; else one made up.
+		c.FrameID = cdp.FrameID(fmt.Sprintf("%s/%d", f.id, it.Inline))
+		for _, fr := range frames {
+			if fr.parent == p.FrameID && fr.owner != 0 && fr.owner == c.Owner {
+				c.FrameID, c.Name = fr.id, fr.name
+				if fr.url != "" {
+					c.URL = fr.url
+				}
+				done[fr.id] = true
+				break
+			}
+		}
+	}
+	return parts
+}
+
+// earlyArgs are the top frame's walker arguments, asked for while the
+// frame tree is (walkArgs in the world of the top document the previous
+// observation walked): if that document is still the top one, the walk
+// starts a round trip sooner.
+type earlyArgs struct {
+	key  worldKey
+	w    obsWorld
+	done chan struct{}
+	args []*runtime.CallArgument
+	err  error
+}
+
+// earlyTopArgs starts walkArgs in the last top-level world, if any.
+func (t *Tab) earlyTopArgs(ctx context.Context, wo walkOpts, anchor observe.Ref) *earlyArgs {
+	t.ob.mu.Lock()
+	k := t.ob.topWorld
+	w, ok := t.ob.worlds[k]
+	t.ob.mu.Unlock()
+	if !ok || k.session != t.target.SessionID {
+		return nil
+	}
+	e := &earlyArgs{key: k, w: w, done: make(chan struct{})}
+	f := &obsFrame{id: k.frame, loader: k.loader, sess: t.target, top: true}
+	go func() {
+		defer close(e.done)
+		e.args, e.err = t.walkArgs(ctx, f, w, wo, anchor)
+	}()
+	return e
+}
+
+// walkFrame runs the walker in frame f, then in the closed shadow roots it
+// found (spliced in place of their hosts), and asks the accessibility tree
+// for the controls of its media elements.
+func (t *Tab) walkFrame(ctx context.Context, f *obsFrame, wo walkOpts, anchor observe.Ref, early *earlyArgs) (*walked, error) {
+	w, err := t.world(ctx, f, false)
+	if err != nil {
+		return nil, cdpErr("create isolated world", err)
+	}
+	var args []*runtime.CallArgument
+	if early != nil && early.key == (worldKey{session: f.sess.SessionID, frame: f.id, loader: f.loader}) && early.w == w {
+		<-early.done
+		args, err = early.args, early.err
+	} else {
+		args, err = t.walkArgs(ctx, f, w, wo, anchor)
+	}
+	if err == nil {
+		var res *walked
+		res, err = t.walkIn(ctx, f, w.ctxID, args, wo)
+		if err == nil {
+			return res, nil
+		}
+	}
+	if !isGoneContext(err) {
+		return nil, err
+	}
+	// The document changed since the world was made, or came back from
+	// the back/forward cache, which dropped the remote objects kept in it
+	// (the clickable nodes): make both afresh.
+	t.ob.mu.Lock()
+	delete(t.ob.clickables, worldKey{session: f.sess.SessionID, frame: f.id, loader: f.loader})
+	t.ob.mu.Unlock()
+	if w, err = t.world(ctx, f, true); err != nil {
+		return nil, cdpErr("create isolated world", err)
+	}
+	if args, err = t.walkArgs(ctx, f, w, wo, anchor); err != nil {
+		return nil, err
+	}
+	return t.walkIn(ctx, f, w.ctxID, args, wo)
+}
+
+func (t *Tab) walkIn(ctx context.Context, f *obsFrame, ctxID runtime.ExecutionContextID, args []*runtime.CallArgument, wo walkOpts) (*walked, error) {
+	w, nodes, err := t.callWalker(ctx, f.sess, runtime.CallFunctionOnParams{ExecutionContextID: ctxID, Arguments: args}, wo.Scroll != nil)
+	if err != nil {
+		return nil, err
+	}
+	res := &walked{f: f, ctxID: ctxID, walk: &w.Walk, backend: map[int]cdp.BackendNodeID{}, refsAll: w.refsAll, report: w.scroll, ms: w.ms, bytes: w.bytes, inline: w.inline}
+	if err := t.closedRoots(ctx, res, nodes, args[1:], wo, 0); err != nil {
+		return nil, err
+	}
+	t.mediaControls(ctx, res)
+	return res, nil
+}
+
+// errNoWalker is a world without the walker: one to make afresh.
+var errNoWalker = errors.New("no tabpilot walker in this world")
+
+// isGoneContext reports whether err says an execution context is gone (or
+// is not the one tabpilot set up).
+func isGoneContext(err error) bool {
+	return errors.Is(err, errNoWalker) || err != nil && (strings.Contains(err.Error(), "Cannot find context") || strings.Contains(err.Error(), "context with specified id") ||
+		strings.Contains(err.Error(), "Cannot find default execution context") || strings.Contains(err.Error(), "Could not find object"))
+}
+
+// walkArgs returns the walker's arguments: its options, the anchor (the
+// element last acted on, when it is in this frame) and the nodes of the
+// frame with click-like listeners (DOMDebugger.getEventListeners on the
+// document, the whole subtree, piercing shadow roots), resolved in the
+// world.
+func (t *Tab) walkArgs(ctx context.Context, f *obsFrame, w obsWorld, wo walkOpts, anchor observe.Ref) ([]*runtime.CallArgument, error) {
+	ob, _ := json.Marshal(wo)
+	args := []*runtime.CallArgument{{Value: ob}, {Value: jsonv2.Value("null")}}
+	var wg sync.WaitGroup
+	if anchor.BackendNodeID != 0 && anchor.FrameID == f.id && anchor.Session == f.session {
+		wg.Go(func() {
+			r, err := cdp.Call(ctx, f.sess, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: anchor.BackendNodeID, ExecutionContextID: w.ctxID, ObjectGroup: obsGroup})
+			if err == nil && r.Object != nil {
+				args[1] = &runtime.CallArgument{ObjectID: r.Object.ObjectID}
+			}
+		})
+	}
+	ids, err := t.listenerNodes(ctx, f, w)
+	if err != nil {
+		wg.Wait()
+		if isGoneContext(err) {
+			return nil, err
+		}
+		return args, nil // listeners are a hint; walk without them
+	}
+	objs := t.clickableObjects(ctx, f, w, ids)
+	wg.Wait()
+	for _, o := range objs {
+		if o != "" {
+			args = append(args, &runtime.CallArgument{ObjectID: o})
+		}
+	}
+	return args, nil
+}
+
+// walkResult is a walk as decoded from the walker.
+type walkResult struct {
+	observe.Walk
+	scroll  *observe.ScrollReport
+	refsAll bool
+	ms      int
+	bytes   int
+	inline  []inlineFrame
+}
+
+type walkJSON struct {
+	observe.Walk
+	SC *observe.ScrollReport `json:"sc,omitempty"`
+	RA int                   `json:"ra,omitempty"`
+	MS int                   `json:"ms,omitempty"`
+	FR []inlineFrame         `json:"fr,omitempty"`
+}
+
+// deepNode is a node of a deep-serialized value.
+type deepNode struct {
+	BackendNodeID cdp.BackendNodeID `json:"backendNodeId"`
+	ShadowRoot    *struct {
+		Value *struct {
+			BackendNodeID cdp.BackendNodeID `json:"backendNodeId"`
+			Mode          string            `json:"mode"`
+		} `json:"value"`
+	} `json:"shadowRoot"`
+}
+
+type deepValue struct {
+	Type  string       `json:"type"`
+	Value jsonv2.Value `json:"value"`
+}
+
+// deepSerialization asks for nodes with their backend node ids (and their
+// shadow root's, open or closed), without their children.
+var deepSerialization = &runtime.SerializationOptions{
+	Serialization:        runtime.SerializationOptionsSerializationDeep,
+	MaxDepth:             new(int64(4)),
+	AdditionalParameters: jsonv2.Value(`{"maxNodeDepth":0,"includeShadowTree":"all"}`),
+}
+
+// walkerStub calls the walker that world installed in the isolated world.
+// Without it (a world tabpilot did not set up), callWalker returns
+// errNoWalker, and the caller makes the world afresh.
+const walkerStub = `function (...args) {
+  if (typeof globalThis.__tpWalk !== 'function') throw new Error('no tabpilot walker in this world');
+  return globalThis.__tpWalk.apply(this, args);
+}`
+
+// callWalker calls the walker (Runtime.callFunctionOn with p's target and
+// arguments) and decodes its [json, nodes] result.
+func (t *Tab) callWalker(ctx context.Context, s *chromedp.Target, p runtime.CallFunctionOnParams, await bool) (*walkResult, []deepNode, error) {
+	p.FunctionDeclaration = walkerStub
+	p.SerializationOptions = deepSerialization
+	p.ObjectGroup = obsGroup
+	if await {
+		p.AwaitPromise = new(true)
+	}
+	var res runtime.CallFunctionOnResult
+	err := t.blocking(ctx, func(ctx context.Context) error {
+		var err error
+		res, err = cdp.Call(ctx, s, runtime.CallFunctionOn, p)
+		return err
+	})
+	if err != nil {
+		if isGoneContext(err) {
+			return nil, nil, err
+		}
+		return nil, nil, evalErr(err)
+	}
+	if res.ExceptionDetails != nil {
+		msg := exceptionText(res.ExceptionDetails)
+		if strings.Contains(msg, "no tabpilot walker") {
+			return nil, nil, errNoWalker
+		}
+		return nil, nil, &Error{Code: CodeInternal, Msg: "observe: page walker failed: " + msg}
+	}
+	if res.Result == nil || res.Result.DeepSerializedValue == nil {
+		return nil, nil, &Error{Code: CodeInternal, Msg: "observe: the page walker returned nothing"}
+	}
+	var parts []deepValue
+	if err := jsonv2.Unmarshal(res.Result.DeepSerializedValue.Value, &parts); err != nil || len(parts) != 2 {
+		return nil, nil, fmt.Errorf("observe: decode walker result: %v", err)
+	}
+	var text string
+	if err := jsonv2.Unmarshal(parts[0].Value, &text); err != nil {
+		return nil, nil, fmt.Errorf("observe: decode walker text: %w", err)
+	}
+	var wj walkJSON
+	if err := jsonv2.Unmarshal([]byte(text), &wj); err != nil {
+		return nil, nil, fmt.Errorf("observe: decode walk: %w", err)
+	}
+	nodes, err := decodeNodes(parts[1].Value)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &walkResult{Walk: wj.Walk, scroll: wj.SC, refsAll: wj.RA != 0, ms: wj.MS, bytes: len(res.Result.DeepSerializedValue.Value), inline: wj.FR}, nodes, nil
+}
+
+// decodeNodes decodes a deep-serialized array of nodes.
+func decodeNodes(raw jsonv2.Value) ([]deepNode, error) {
+	var vals []deepValue
+	if len(raw) > 0 {
+		if err := jsonv2.Unmarshal(raw, &vals); err != nil {
+			return nil, fmt.Errorf("observe: decode nodes: %w", err)
+		}
+	}
+	out := make([]deepNode, len(vals))
+	for i, v := range vals {
+		if v.Type != "node" || len(v.Value) == 0 {
+			continue
+		}
+		if err := jsonv2.Unmarshal(v.Value, &out[i]); err != nil {
+			return nil, fmt.Errorf("observe: decode node: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// closedRoots records the backend node ids the walk serialized, and walks
+// the closed shadow roots of its hosts into it (in their place, up to 8 at
+// a time), in turn for the roots they hold.
+func (t *Tab) closedRoots(ctx context.Context, w *walked, nodes []deepNode, extra []*runtime.CallArgument, wo walkOpts, depth int) error {
+	items := w.walk.Items
+	type sub struct {
+		at      int
+		it      observe.Item
+		root    cdp.BackendNodeID
+		items   []observe.Item
+		backend map[int]cdp.BackendNodeID
+		refsAll bool
+		err     error
+	}
+	var subs []*sub
+	for k, ii := range w.walk.NodeItems {
+		if k >= len(nodes) || ii < 0 || ii >= len(items) {
+			continue
+		}
+		it := &items[ii]
+		n := nodes[k]
+		if n.BackendNodeID != 0 {
+			w.backend[it.Node] = n.BackendNodeID
+		}
+		if it.Kind == observe.KindHost && n.ShadowRoot != nil && n.ShadowRoot.Value != nil && n.ShadowRoot.Value.Mode == "closed" && depth <= 8 {
+			subs = append(subs, &sub{at: ii, it: *it, root: n.ShadowRoot.Value.BackendNodeID})
+		}
+	}
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 8)
+	for _, s := range subs {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			root, err := cdp.Call(ctx, w.f.sess, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: s.root, ExecutionContextID: w.ctxID, ObjectGroup: obsGroup})
+			if err != nil || root.Object == nil {
+				return
+			}
+			so := wo
+			so.Sub, so.Scroll = true, nil
+			so.Inh = &walkInherit{G: s.it.Region, LM: s.it.Landmark, HD: s.it.Heading, II: s.it.Inside != 0}
+			ob, _ := json.Marshal(so)
+			args := append([]*runtime.CallArgument{{Value: ob}}, extra...)
+			sw, snodes, err := t.callWalker(ctx, w.f.sess, runtime.CallFunctionOnParams{ObjectID: root.Object.ObjectID, Arguments: args}, false)
+			if err != nil {
+				s.err = err
+				return
+			}
+			inner := &walked{f: w.f, ctxID: w.ctxID, walk: &sw.Walk, backend: map[int]cdp.BackendNodeID{}, refsAll: sw.refsAll}
+			s.err = t.closedRoots(ctx, inner, snodes, extra, wo, depth+1)
+			s.items, s.backend, s.refsAll = inner.walk.Items, inner.backend, inner.refsAll
+		})
+	}
+	wg.Wait()
+	// Splice from the last, so earlier positions hold.
+	for i := len(subs) - 1; i >= 0; i-- {
+		s := subs[i]
+		if s.err != nil {
+			return s.err
+		}
+		maps.Copy(w.backend, s.backend)
+		if s.items != nil && !s.refsAll {
+			w.refsAll = false
+		}
+		items = append(items[:s.at+1], append(s.items, items[s.at+1:]...)...)
+	}
+	w.walk.Items = items
+	w.walk.NodeItems = nil
+	return nil
+}
+
+// mediaControls adds the controls of the walk's media elements (in their
+// user-agent shadow roots, which page scripts cannot reach) after them:
+// the buttons and sliders Accessibility.queryAXTree finds under each.
+func (t *Tab) mediaControls(ctx context.Context, w *walked) {
+	items := w.walk.Items
+	next := -1 // synthetic node indexes, below the walker's
+	for i := len(items) - 1; i >= 0; i-- {
+		it := items[i]
+		be := w.backend[it.Node]
+		if it.Kind != observe.KindMedia || be == 0 {
+			continue
+		}
+		var add []observe.Item
+		roles := []string{"button", "slider"}
+		var found [2][]*accessibility.Node
+		var wg sync.WaitGroup
+		for k, role := range roles {
+			wg.Go(func() {
+				if r, err := cdp.Call(ctx, w.f.sess, accessibility.QueryAXTree, accessibility.QueryAXTreeParams{BackendNodeID: be, Role: role}); err == nil {
+					found[k] = r.Nodes
+				}
+			})
+		}
+		wg.Wait()
+		for k, role := range roles {
+			for _, n := range found[k] {
+				if n.Ignored || n.BackendDOMNodeID == 0 || n.BackendDOMNodeID == be {
+					continue
+				}
+				name := ""
+				if n.Name != nil {
+					_ = jsonv2.Unmarshal(n.Name.Value, &name)
+				}
+				w.backend[next] = n.BackendDOMNodeID
+				add = append(add, observe.Item{Kind: observe.KindElement, Node: next, Role: role, Name: name,
+					Region: it.Region, Landmark: it.Landmark, Heading: it.Heading})
+				next--
+			}
+		}
+		items = append(items[:i+1], append(add, items[i+1:]...)...)
+	}
+	w.walk.Items = items
+}

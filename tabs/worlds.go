@@ -1,0 +1,270 @@
+package tabs
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+)
+
+// obsFrame is a frame to walk.
+type obsFrame struct {
+	id     cdp.FrameID
+	loader cdp.LoaderID
+	sess   *chromedp.Target
+	// session is the CDP session id of an out-of-process iframe's target,
+	// empty for the page's frames.
+	session   string
+	url, name string
+	parent    cdp.FrameID
+	owner     cdp.BackendNodeID
+	top       bool
+}
+
+// frames lists the frames of the page: the page target's frame tree, and
+// the frame trees of its out-of-process iframes (Target.getTargets:
+// iframe targets whose parent frame is one of the page's, in turn),
+// leaving out error pages (a frame that failed to load). It returns a func
+// that waits for the backend node ids of the child frames' <iframe>s
+// (DOM.getFrameOwner in their parents), looked up meanwhile. With drop, it
+// detaches from the out-of-process iframes that are gone.
+func (t *Tab) frames(ctx context.Context, drop bool) ([]*obsFrame, func(), error) {
+	var infos []*target.Info
+	var wg sync.WaitGroup
+	if browser := chromedp.FromContext(t.ctx).Browser; browser != nil {
+		wg.Go(func() {
+			if r, err := cdp.Call(ctx, browser, target.GetTargets, target.GetTargetsParams{}); err == nil {
+				infos = r.TargetInfos
+			}
+		})
+	}
+	tree, err := cdp.Call(ctx, t.target, page.GetFrameTree, cdp.Empty{})
+	wg.Wait()
+	if err != nil {
+		return nil, nil, cdpErr("get frame tree", err)
+	}
+	var out []*obsFrame
+	byID := map[cdp.FrameID]*obsFrame{}
+	var add func(ft *page.FrameTree, sess *chromedp.Target, session string, parent cdp.FrameID, top bool)
+	add = func(ft *page.FrameTree, sess *chromedp.Target, session string, parent cdp.FrameID, top bool) {
+		if ft == nil || ft.Frame == nil {
+			return
+		}
+		f := &obsFrame{id: ft.Frame.ID, loader: ft.Frame.LoaderID, sess: sess, session: session, parent: parent, top: top}
+		if !top {
+			f.url, f.name = ft.Frame.URL, ft.Frame.Name
+		}
+		if old := byID[f.id]; old != nil {
+			*old = *f // an out-of-process frame replaces its placeholder
+		} else {
+			out = append(out, f)
+			byID[f.id] = f
+		}
+		for _, c := range ft.ChildFrames {
+			add(c, sess, session, f.id, false)
+		}
+	}
+	add(tree.FrameTree, t.target, "", "", true)
+
+	live := map[target.ID]bool{}
+	attached := map[target.ID]bool{}
+	for progress := true; progress; {
+		progress = false
+		for _, ti := range infos {
+			if ti.Type != "iframe" || attached[ti.TargetID] || strings.HasPrefix(ti.URL, "chrome-error:") {
+				continue
+			}
+			pf := byID[ti.ParentFrameID]
+			if pf == nil {
+				continue
+			}
+			attached[ti.TargetID] = true
+			progress = true
+			of, err := t.attachFrame(ctx, ti, pf.sess)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil, nil, cdpErr("attach to iframe", ctx.Err())
+				}
+				t.sup.log.Debug("attach iframe", "tab", t.name, "url", ti.URL, "err", err)
+				continue
+			}
+			live[ti.TargetID] = true
+			sub, err := cdp.Call(ctx, of.t, page.GetFrameTree, cdp.Empty{})
+			if err != nil {
+				continue
+			}
+			add(sub.FrameTree, of.t, string(of.t.SessionID), ti.ParentFrameID, false)
+		}
+	}
+	if drop {
+		t.dropFrames(live)
+	}
+	kept := out[:0]
+	for _, f := range out {
+		if f.top || !strings.HasPrefix(f.url, "chrome-error:") {
+			kept = append(kept, f)
+		}
+	}
+	out = kept
+
+	// The owners of the child frames, concurrently with the walks.
+	var owners sync.WaitGroup
+	for _, f := range out {
+		if f.top {
+			continue
+		}
+		p := byID[f.parent]
+		if p == nil {
+			continue
+		}
+		owners.Go(func() {
+			r, err := cdp.Call(ctx, p.sess, dom.GetFrameOwner, dom.GetFrameOwnerParams{FrameID: f.id})
+			if err == nil {
+				f.owner = r.BackendNodeID
+			}
+		})
+	}
+	return out, owners.Wait, nil
+}
+
+// obsWorld is the walker's isolated world in a document, and the backend
+// node id of that document (for DOMDebugger.getEventListeners, which is
+// asked in the document's main world; see listenerNodes).
+type obsWorld struct {
+	ctxID runtime.ExecutionContextID
+	doc   cdp.BackendNodeID
+}
+
+// worldGroup is the object group of the kept document objects.
+const worldGroup = "tabpilot-world"
+
+// world returns the walker's isolated world in a frame
+// (Page.createIsolatedWorld), made once per document.
+func (t *Tab) world(ctx context.Context, f *obsFrame, fresh bool) (obsWorld, error) {
+	k := worldKey{session: f.sess.SessionID, frame: f.id, loader: f.loader}
+	for {
+		t.ob.mu.Lock()
+		w, ok := t.ob.worlds[k]
+		making := t.ob.making[k]
+		if ok && !fresh {
+			t.ob.mu.Unlock()
+			return w, nil
+		}
+		if making == nil || fresh {
+			// This call makes the world; a concurrent one (the
+			// preparation at load, an observation) waits for it.
+			done := make(chan struct{})
+			if t.ob.making == nil {
+				t.ob.making = map[worldKey]chan struct{}{}
+			}
+			t.ob.making[k] = done
+			t.ob.mu.Unlock()
+			defer func() {
+				t.ob.mu.Lock()
+				if t.ob.making[k] == done {
+					delete(t.ob.making, k)
+				}
+				t.ob.mu.Unlock()
+				close(done)
+			}()
+			break
+		}
+		t.ob.mu.Unlock()
+		select {
+		case <-making:
+		case <-ctx.Done():
+			return obsWorld{}, ctx.Err()
+		}
+	}
+	r, err := cdp.Call(ctx, f.sess, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: f.id, WorldName: "tabpilot"})
+	if err != nil {
+		return obsWorld{}, err
+	}
+	// The walker is compiled once per world, where page scripts cannot
+	// reach it; each observation then sends a one-line stub.
+	// The document comes back deep-serialized, for its backend node id.
+	doc, err := cdp.Call(ctx, f.sess, runtime.Evaluate, runtime.EvaluateParams{Expression: "(globalThis.__tpWalk = (" + walkerJS + "\n), document)",
+		ContextID: r.ExecutionContextID, ObjectGroup: worldGroup, SerializationOptions: docSerialization})
+	if err != nil {
+		return obsWorld{}, err
+	}
+	var dn deepNode
+	if doc.Result == nil || doc.Result.DeepSerializedValue == nil || jsonv2.Unmarshal(doc.Result.DeepSerializedValue.Value, &dn) != nil || dn.BackendNodeID == 0 {
+		return obsWorld{}, errors.New("no document in the frame")
+	}
+	w := obsWorld{ctxID: r.ExecutionContextID, doc: dn.BackendNodeID}
+	t.ob.mu.Lock()
+	if t.ob.worlds == nil {
+		t.ob.worlds = map[worldKey]obsWorld{}
+	}
+	t.ob.worlds[k] = w
+	if f.top {
+		t.ob.topWorld = k
+	}
+	t.ob.mu.Unlock()
+	return w, nil
+}
+
+// prepareWait bounds prepareObservation.
+const prepareWait = 5 * time.Second
+
+// prepareObservation makes, once the top document has loaded and while the
+// settled wait runs, what the document's first observation would otherwise
+// make on its way: the sessions of the out-of-process iframes
+// (Target.attachToTarget) and the walker's isolated worlds, with the
+// walker compiled in them (Page.createIsolatedWorld, Runtime.evaluate).
+// Same-origin frames are walked in line from their parent and need no
+// world of their own. Nothing here touches the page's main world. It runs
+// once at a time per tab; errors are left to the observation.
+func (t *Tab) prepareObservation() {
+	if !t.ob.preparing.CompareAndSwap(false, true) {
+		return
+	}
+	defer t.ob.preparing.Store(false)
+	ctx, cancel := context.WithTimeout(t.ctx, prepareWait)
+	defer cancel()
+	frames, _, err := t.frames(ctx, false)
+	if err != nil {
+		return
+	}
+	byID := make(map[cdp.FrameID]*obsFrame, len(frames))
+	for _, f := range frames {
+		byID[f.id] = f
+	}
+	var wg sync.WaitGroup
+	for _, f := range frames {
+		if p := byID[f.parent]; f.top || p == nil || p.sess != f.sess {
+			wg.Go(func() { _, _ = t.world(ctx, f, false) })
+		}
+	}
+	wg.Wait()
+}
+
+// pruneWorlds forgets the worlds of documents not in frames.
+func (t *Tab) pruneWorlds(frames []*obsFrame) {
+	keep := map[worldKey]bool{}
+	for _, f := range frames {
+		keep[worldKey{session: f.sess.SessionID, frame: f.id, loader: f.loader}] = true
+	}
+	t.ob.mu.Lock()
+	for k := range t.ob.worlds {
+		if !keep[k] {
+			delete(t.ob.worlds, k)
+		}
+	}
+	for k := range t.ob.clickables {
+		if !keep[k] {
+			delete(t.ob.clickables, k)
+		}
+	}
+	t.ob.mu.Unlock()
+}
