@@ -1,0 +1,200 @@
+package tabs
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
+)
+
+func (t *Tab) mouse(ctx context.Context, typ input.DispatchMouseEventType, x, y float64, clicks int64) error {
+	p := input.DispatchMouseEventParams{Type: typ, X: x, Y: y}
+	if typ != input.DispatchMouseEventTypeMouseMoved {
+		p.Button = input.MouseButtonLeft
+		p.ClickCount = clicks
+		p.Buttons = 1
+		if typ == input.DispatchMouseEventTypeMouseReleased {
+			p.Buttons = 0
+		}
+	}
+	_, err := cdp.Call(ctx, t.target, input.DispatchMouseEvent, p)
+	return err
+}
+
+// bgMoveWait bounds the mouseMoved moveMouse sends to a background page
+// without waiting for it.
+const bgMoveWait = 10 * time.Second
+
+// moveMouse moves the mouse to x, y over el's page (Input.dispatchMouseEvent
+// mouseMoved). Chromium delivers a mouse move with the page's next
+// animation frame and answers the command after it; a hidden page (a
+// background tab of a browser tabpilot attached to, el.bg) gets no frames,
+// and the answer came only after about 5 s, past the click's guard. There
+// the move is sent without waiting for its answer: the renderer delivers
+// the pending move before the next mouse button event, so the page still
+// sees mousemove before mousedown, at once, and its visibility and focus
+// are left as the user has them.
+func (t *Tab) moveMouse(ctx context.Context, el *element, x, y float64) error {
+	if el == nil || !el.bg {
+		return t.mouse(ctx, input.DispatchMouseEventTypeMouseMoved, x, y, 0)
+	}
+	mctx, cancel := context.WithTimeout(t.ctx, bgMoveWait)
+	t.sup.wg.Go(func() {
+		defer cancel()
+		if err := t.mouse(mctx, input.DispatchMouseEventTypeMouseMoved, x, y, 0); err != nil && mctx.Err() == nil {
+			t.sup.log.Debug("mouse move in a background page", "tab", t.name, "err", err)
+		}
+	})
+	return nil
+}
+
+// Click clicks the element a target names: it waits until the element is
+// actionable (attached, visible, stable, enabled, receiving the pointer),
+// then dispatches mouseMoved, mousePressed and mouseReleased at its centre
+// (Input.dispatchMouseEvent) and checks that the element got the click.
+// Errors: element_not_found, stale_element, not_actionable, timeout.
+func (t *Tab) Click(ctx context.Context, tg Target) (*ActionResult, error) {
+	// The actionability check arms a one-shot listener, so a click that
+	// never reaches the element is reported, not taken for success. When
+	// nothing in the document animates, it does not wait a frame for the
+	// stability check: the mouseMoved does (Chromium aligns mouse moves
+	// with animation frames), and verify checks the box again while it
+	// waits; the guard stops a press that lands on something else.
+	// If the element moved or got covered in that frame, the click starts
+	// over with the waiting check.
+	o := actOpts{enabled: true, hitTest: true, arm: true, quick: true}
+	for {
+		res, retry, err := t.clickOnce(ctx, tg, &o)
+		if !retry {
+			return res, err
+		}
+	}
+}
+
+// clickOnce is one try of Click with o. It asks for another try, with the
+// waiting check (o.quick false), when the quick try's guard stopped every
+// event of the press and release because something else was under the
+// pointer: the page saw none of them.
+func (t *Tab) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionResult, bool, error) {
+	var el *element
+	var nav navMark
+	var err error
+	for {
+		var x, y float64
+		el, x, y, err = t.locate(ctx, tg, *o)
+		if err != nil {
+			return nil, false, err
+		}
+		nav = t.navMark()
+		err = t.blocking(ctx, func(ctx context.Context) error {
+			if o.quick {
+				// The move waits for the page's next animation frame;
+				// the check of the box and the hit test runs meanwhile,
+				// not one more round trip after it.
+				moved := make(chan error, 1)
+				go func() { moved <- t.moveMouse(ctx, el, x, y) }()
+				verr := t.verify(ctx, el)
+				if err := <-moved; err != nil {
+					return err
+				}
+				if verr != nil {
+					return verr
+				}
+			} else if err := t.moveMouse(ctx, el, x, y); err != nil {
+				return err
+			}
+			if err := t.mouse(ctx, input.DispatchMouseEventTypeMousePressed, x, y, 1); err != nil {
+				return err
+			}
+			return t.mouse(ctx, input.DispatchMouseEventTypeMouseReleased, x, y, 1)
+		})
+		// (A selector's element that was replaced meanwhile, say by a
+		// virtualised list re-rendering after the scroll, is found again.)
+		var e *Error
+		if o.quick && errors.As(err, &e) && ctx.Err() == nil &&
+			(e.Code == CodeNotActionable || (e.Code == CodeElementNotFound && tg.ID == 0)) {
+			o.quick = false
+			continue
+		}
+		break
+	}
+	res := &ActionResult{Target: el.desc}
+	var dpe *dialogPendingError
+	if asDialog(err, &dpe) {
+		res.Dialog = dpe.d
+		return res, false, nil
+	}
+	if err != nil {
+		t.disarm(el)
+		return nil, false, cdpErr("click", err)
+	}
+	if t.NavSeq() != nav.seq {
+		res.Navigated = true
+		t.settleNavigation(ctx, res)
+		return res, false, nil
+	}
+	// The check ends the guard actionable.js armed and reads what it saw.
+	// When the click started a navigation (the renderer says so before it
+	// answers the mouse release), Chromium holds every call to the page,
+	// the check's too, until the navigation commits: the check then waits
+	// for the commit as long as navigated does, not for the whole timeout.
+	checkCtx, cancel := t.heldByNavigation(ctx, nav)
+	defer cancel()
+	var got *struct {
+		Got     bool   `json:"got"`
+		By      string `json:"by"`
+		Touched bool   `json:"touched"`
+	}
+	const check = `function(){
+  const c = this.__tpClick;
+  if (!c) return null;
+  return c.done();
+}`
+	err = t.callOn(checkCtx, el, check, &got)
+	if checkCtx.Err() != nil && ctx.Err() == nil {
+		// Held past the commit wait by the navigation the click started.
+		t.disarm(el)
+		res.Navigated = true
+		t.notePending(res)
+		return res, false, nil
+	}
+	if err == nil && got != nil && !got.Got && t.NavSeq() == nav.seq {
+		if got.By != "" && o.quick && !got.Touched && ctx.Err() == nil {
+			o.quick = false
+			return nil, true, nil
+		}
+		if got.By != "" {
+			return nil, false, &Error{Code: CodeNotActionable, Msg: el.desc + " did not receive the click: " + got.By + " was on top of it at that moment, and tabpilot stopped the click from reaching it"}
+		}
+		return nil, false, &Error{Code: CodeNotActionable, Msg: el.desc + " did not receive the click event (a page listener stopped it before it got there, or another element took it)"}
+	}
+	t.noteNavigation(ctx, nav, res)
+	return res, false, nil
+}
+
+// disarm ends, in the background (bounded by the tab's life and 2 s), the
+// guard of a click that failed before its check.
+func (t *Tab) disarm(el *element) {
+	go func() {
+		ctx, cancel := context.WithTimeout(t.ctx, 2*time.Second)
+		defer cancel()
+		_ = t.callOn(ctx, el, `function(){ if (this.__tpClick) this.__tpClick.done(); }`, nil)
+	}()
+}
+
+// Hover moves the mouse to the centre of the element (Input.dispatchMouseEvent
+// mouseMoved), after the actionability checks.
+func (t *Tab) Hover(ctx context.Context, tg Target) (*ActionResult, error) {
+	el, x, y, err := t.locate(ctx, tg, actOpts{hitTest: true})
+	if err != nil {
+		return nil, err
+	}
+	if err := t.blocking(ctx, func(ctx context.Context) error {
+		return t.mouse(ctx, input.DispatchMouseEventTypeMouseMoved, x, y, 0)
+	}); err != nil {
+		return nil, cdpErr("hover", err)
+	}
+	return &ActionResult{Target: el.desc}, nil
+}

@@ -1,0 +1,327 @@
+package tabs
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/inspector"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+)
+
+// onEvent runs in chromedp's read loop for the tab: it must return fast and
+// never call CDP. It records state; work is handed to goroutines.
+func (t *Tab) onEvent(ev any) {
+	switch ev.(type) {
+	case *page.EventFrameNavigated, *page.EventFrameDetached, *page.EventLifecycleEvent, *network.EventRequestWillBeSent,
+		*network.EventLoadingFinished, *network.EventLoadingFailed, *runtime.EventBindingCalled:
+		t.evMu.Lock()
+		t.onSettleEventLocked(ev)
+		t.evMu.Unlock()
+	}
+	switch ev := ev.(type) {
+	case *page.EventJavascriptDialogOpening:
+		t.evMu.Lock()
+		t.dialog = &Dialog{Type: string(ev.Type), Message: ev.Message, DefaultValue: ev.DefaultPrompt}
+		t.unloadAsk = ev.Type == page.DialogTypeBeforeunload && ev.FrameID == cdp.FrameID(t.targetID)
+		close(t.dialogSig)
+		t.dialogSig = make(chan struct{})
+		t.evMu.Unlock()
+		if t.dialogs != "" {
+			select {
+			case t.dialogQ <- struct{}{}:
+			default:
+			}
+		}
+	case *page.EventJavascriptDialogClosed:
+		t.evMu.Lock()
+		t.dialog = nil
+		// A dismissed beforeunload cancels the navigation it held, and
+		// Chromium sends no Page.frameStoppedLoading for it: the page
+		// stays as it is, not navigating.
+		if t.unloadAsk && !ev.Result {
+			t.navPending = false
+		}
+		t.unloadAsk = false
+		t.evMu.Unlock()
+	case *page.EventFrameNavigated:
+		if ev.Frame.ParentID == "" {
+			t.evMu.Lock()
+			t.url = ev.Frame.URL + ev.Frame.URLFragment
+			t.title = "" // the new document's is read on demand
+			// A document back from the back/forward cache has loaded: it
+			// fires no load event again.
+			restored := ev.Type == page.NavigationTypeBackForwardCacheRestore
+			t.loading = !restored
+			t.dclPending = !restored
+			t.navPending = false
+			t.navSeq++
+			// The old page's requests that were in flight end with it,
+			// and Chromium does not always say so (no loadingFailed for a
+			// document that went away): only the new document's own
+			// request is the page's now.
+			for id, r := range t.inflight {
+				if r.loader != ev.Frame.LoaderID {
+					delete(t.inflight, id)
+				}
+			}
+			t.evMu.Unlock()
+			if restored {
+				// Its remote objects did not come back with it.
+				t.ob.mu.Lock()
+				clear(t.ob.worlds)
+				clear(t.ob.clickables)
+				t.ob.mu.Unlock()
+			}
+			t.mu.Lock()
+			t.num.Reset()
+			t.lastObs = nil
+			t.mu.Unlock()
+		}
+	case *page.EventFrameRequestedNavigation:
+		// Emitted by the renderer as it starts the navigation, so before
+		// the reply to any later command on the session: an action can
+		// tell that it started one before the new document commits.
+		if ev.FrameID == cdp.FrameID(t.targetID) && ev.Disposition == page.ClientNavigationDispositionCurrentTab {
+			t.evMu.Lock()
+			t.navReq++
+			t.navPending = true
+			t.navURL = ev.URL
+			t.st.wakeLocked()
+			t.evMu.Unlock()
+		}
+	case *page.EventFrameStartedNavigating:
+		// Emitted by the browser for every navigation, those it starts
+		// itself (Page.navigate, a reload) too.
+		switch ev.NavigationType {
+		case page.FrameStartedNavigatingNavigationTypeSameDocument, page.FrameStartedNavigatingNavigationTypeHistorySameDocument:
+		default:
+			if ev.FrameID == cdp.FrameID(t.targetID) {
+				t.evMu.Lock()
+				t.navReq++
+				t.navPending = true
+				t.navURL = ev.URL
+				t.st.wakeLocked()
+				t.evMu.Unlock()
+			}
+		}
+	case *page.EventFrameStoppedLoading:
+		// A requested navigation that never commits (a 204, a download,
+		// one the page cancelled) ends here.
+		if ev.FrameID == cdp.FrameID(t.targetID) {
+			t.evMu.Lock()
+			t.navPending = false
+			t.st.wakeLocked()
+			t.evMu.Unlock()
+		}
+	case *page.EventLoadEventFired:
+		t.evMu.Lock()
+		t.loading = false
+		t.dclPending = false
+		t.evMu.Unlock()
+	case *page.EventDomContentEventFired:
+		t.evMu.Lock()
+		t.dclPending = false
+		t.evMu.Unlock()
+	case *page.EventNavigatedWithinDocument:
+		t.evMu.Lock()
+		t.url = ev.URL
+		if ev.FrameID == cdp.FrameID(t.targetID) {
+			t.navPending = false
+			t.st.wakeLocked()
+		}
+		t.evMu.Unlock()
+	case *inspector.EventTargetCrashed:
+		t.sup.crashes.Add(1)
+		t.evMu.Lock()
+		t.markDeadLocked("the page's renderer crashed")
+		t.evMu.Unlock()
+	case *inspector.EventDetached:
+		t.evMu.Lock()
+		t.markDeadLocked("detached: " + ev.Reason)
+		t.evMu.Unlock()
+	case *network.EventRequestWillBeSent:
+		t.evMu.Lock()
+		if len(t.inflight) < 10000 {
+			t.inflight[ev.RequestID] = inflightReq{ev.Request.URL, ev.LoaderID, ev.FrameID}
+		}
+		t.evMu.Unlock()
+	case *network.EventResponseReceived:
+		if ev.Type == network.ResourceTypeDocument && ev.FrameID == cdp.FrameID(t.targetID) && ev.Response != nil {
+			t.evMu.Lock()
+			if t.docStatus == nil || len(t.docStatus) > 16 {
+				t.docStatus = map[cdp.LoaderID]int64{}
+			}
+			t.docStatus[ev.LoaderID] = ev.Response.Status
+			t.evMu.Unlock()
+		}
+	case *network.EventLoadingFinished:
+		t.evMu.Lock()
+		delete(t.inflight, ev.RequestID)
+		t.evMu.Unlock()
+	case *network.EventLoadingFailed:
+		t.evMu.Lock()
+		if r, ok := t.inflight[ev.RequestID]; ok && ev.Type == network.ResourceTypeDocument && r.frame == cdp.FrameID(t.targetID) {
+			t.navFail = r.url + ": " + ev.ErrorText
+		}
+		delete(t.inflight, ev.RequestID)
+		t.evMu.Unlock()
+	}
+}
+
+// inflightReq is a request of the page in flight: its URL and the loader
+// of the document that made it (Network.requestWillBeSent loaderId).
+type inflightReq struct {
+	url    string
+	loader cdp.LoaderID
+	frame  cdp.FrameID
+}
+
+// pendingRequests returns the number of the page's requests in flight
+// (Network.requestWillBeSent without loadingFinished or loadingFailed) and
+// the first 5 of their URLs, sorted, each cut at 120 bytes, joined.
+func (t *Tab) pendingRequests() (int, string) {
+	t.evMu.Lock()
+	urls := make([]string, 0, len(t.inflight))
+	for _, r := range t.inflight {
+		urls = append(urls, r.url)
+	}
+	t.evMu.Unlock()
+	sort.Strings(urls)
+	n := len(urls)
+	if len(urls) > 5 {
+		urls = urls[:5]
+	}
+	for i, u := range urls {
+		if len(u) > 120 {
+			urls[i] = u[:117] + "..."
+		}
+	}
+	return n, strings.Join(urls, ", ")
+}
+
+// URL returns the tab's current URL (history API changes included).
+func (t *Tab) URL(ctx context.Context) string {
+	u, _ := t.urlTitle(ctx)
+	return u
+}
+
+// Title returns the document title.
+func (t *Tab) Title(ctx context.Context) string {
+	_, title := t.urlTitle(ctx)
+	return title
+}
+
+func (t *Tab) cachedURLTitle() (string, string) {
+	t.evMu.Lock()
+	defer t.evMu.Unlock()
+	return t.url, t.title
+}
+
+// urlTitle reads location.href and document.title (Runtime.evaluate),
+// falling back to the last known values when the page cannot answer.
+func (t *Tab) urlTitle(ctx context.Context) (string, string) {
+	if t.PendingDialog() == nil {
+		var v struct{ U, T string }
+		if err := t.evalJSON(ctx, `({U: location.href, T: document.title})`, &v); err == nil {
+			t.evMu.Lock()
+			t.url, t.title = v.U, v.T
+			t.evMu.Unlock()
+		}
+	}
+	return t.cachedURLTitle()
+}
+
+// evalJSON evaluates expr in the top frame (Runtime.evaluate, awaiting
+// promises, by value) and decodes the result into out.
+func (t *Tab) evalJSON(ctx context.Context, expr string, out any) error {
+	var res runtime.EvaluateResult
+	err := t.blocking(ctx, func(ctx context.Context) error {
+		var err error
+		res, err = cdp.Call(ctx, t.target, runtime.Evaluate, runtime.EvaluateParams{
+			Expression: expr, ReturnByValue: new(true), AwaitPromise: new(true), UserGesture: new(true),
+		})
+		return err
+	})
+	if err != nil {
+		return evalErr(err)
+	}
+	if res.ExceptionDetails != nil {
+		return &Error{Code: CodeScriptError, Msg: "page script error: " + exceptionText(res.ExceptionDetails)}
+	}
+	if out == nil || res.Result == nil {
+		return nil
+	}
+	raw := res.Result.Value
+	if len(raw) == 0 {
+		raw = []byte("null")
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		return fmt.Errorf("decode evaluation result: %w", err)
+	}
+	return nil
+}
+
+func evalErr(err error) error {
+	var dpe *dialogPendingError
+	if asDialog(err, &dpe) {
+		return dialogBlocked(dpe.d, "be acted on")
+	}
+	return cdpErr("evaluate", err)
+}
+
+func exceptionText(d *runtime.ExceptionDetails) string {
+	if d.Exception != nil && d.Exception.Description != "" {
+		s := d.Exception.Description
+		if i := strings.Index(s, "\n    at "); i > 0 {
+			s = s[:i]
+		}
+		return s
+	}
+	return d.Text
+}
+
+// probe reports whether the page answers a trivial evaluation within d.
+func (t *Tab) probe(d time.Duration) bool {
+	if !t.Alive() {
+		return false
+	}
+	if t.PendingDialog() != nil {
+		return true
+	}
+	// While a navigation is in flight, Chromium holds the commands for
+	// the page until the new document commits: a slow server is not a
+	// hung page.
+	t.evMu.Lock()
+	pending := t.navPending
+	t.evMu.Unlock()
+	if pending {
+		return true
+	}
+	ctx, cancel := context.WithTimeout(t.ctx, d)
+	defer cancel()
+	_, err := cdp.Call(ctx, t.target, runtime.Evaluate, runtime.EvaluateParams{Expression: "1", ReturnByValue: new(true)})
+	return err == nil
+}
+
+// lastURL is the top document's URL as the last Page.frameNavigated or
+// navigatedWithinDocument gave it, without asking the page.
+func (t *Tab) lastURL() string {
+	t.evMu.Lock()
+	defer t.evMu.Unlock()
+	return t.url
+}
+
+// NavSeq returns the count of top-level navigations seen; screenshots and
+// observations compare it to tell stale coordinates.
+func (t *Tab) NavSeq() int {
+	t.evMu.Lock()
+	defer t.evMu.Unlock()
+	return t.navSeq
+}

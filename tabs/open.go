@@ -1,0 +1,161 @@
+package tabs
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/tabpilot/tabpilot/browser"
+)
+
+func (s *Supervisor) browserKey(o *OpenOptions) (browser.Key, error) {
+	if o.App == nil {
+		return browser.Key{Kind: browser.Headless}, nil
+	}
+	if o.App.CDPURL != "" {
+		return browser.Key{Kind: browser.Connected, Endpoint: o.App.CDPURL}, nil
+	}
+	if o.App.Path != "" {
+		if !strings.HasPrefix(o.App.Path, "/") {
+			return browser.Key{}, Errorf(CodeBadRequest, "app.path %q must be an absolute path", o.App.Path)
+		}
+		return browser.Key{Kind: browser.Spawned, Path: o.App.Path}, nil
+	}
+	if o.App.Profile != "" {
+		return browser.Key{Kind: browser.Headless, Profile: o.App.Profile}, nil
+	}
+	return browser.Key{Kind: browser.Headless}, nil
+}
+
+// Open opens the tab o.Name (creating its browser if needed) or reuses a
+// live tab of that name on the same browser, and navigates it when o.URL is
+// set. A tab of that name on another browser is browser_mismatch; a changed
+// dialog policy recreates the tab.
+//
+// Errors (coded, see CodeOf): bad_request, busy, browser_mismatch,
+// browser_unavailable, navigation_failed, timeout.
+func (s *Supervisor) Open(ctx context.Context, o OpenOptions) (*OpenResult, error) {
+	name, err := normName(o.Name)
+	if err != nil {
+		return nil, err
+	}
+	o.Name = name
+	switch o.WaitUntil {
+	case "":
+		o.WaitUntil = "settled"
+	case "settled", "load", "domcontentloaded", "networkidle0", "networkidle2":
+	default:
+		return nil, Errorf(CodeBadRequest, "invalid wait_until %q: use "+waitUntilList, o.WaitUntil)
+	}
+	switch o.Dialogs {
+	case "", "accept", "dismiss":
+	default:
+		return nil, Errorf(CodeBadRequest, "invalid dialogs %q: use accept or dismiss", o.Dialogs)
+	}
+	if o.Viewport != nil && (o.Viewport.Width < 1 || o.Viewport.Height < 1 || o.Viewport.Width > 10000 || o.Viewport.Height > 10000 || o.Viewport.Scale < 0 || o.Viewport.Scale > 5) {
+		return nil, Errorf(CodeBadRequest, "invalid viewport %dx%d@%g", o.Viewport.Width, o.Viewport.Height, o.Viewport.Scale)
+	}
+	if o.URL != "" {
+		if err := checkURL(o.URL); err != nil {
+			return nil, err
+		}
+	}
+	key, err := s.browserKey(&o)
+	if err != nil {
+		return nil, err
+	}
+	timeout := s.Timeout(o.Timeout)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	// Find or reserve the tab under the lock; the reserved tab's action slot
+	// is held, so a concurrent open or run of the same name is busy.
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil, &Error{Code: CodeNotAlive, Msg: "the supervisor is shut down", Err: ErrClosed}
+	}
+	t := s.tabs[name]
+	var stale *Tab
+	recreated := ""
+	if t != nil {
+		switch {
+		case !t.Alive():
+			stale, t = t, nil
+			delete(s.tabs, name)
+		case t.key != key:
+			s.mu.Unlock()
+			return nil, &Error{Code: CodeBrowserMismatch, Msg: fmt.Sprintf("tab %q lives on the %s browser, not %s; close it first", name, t.key, key)}
+		case !t.tryAcquire():
+			s.mu.Unlock()
+			return nil, &Error{Code: CodeBusy, Msg: fmt.Sprintf("tab %q is busy", name), Err: ErrBusy}
+		case o.Dialogs != "" && t.dialogs != o.Dialogs:
+			// The dialog policy changed: recreate the tab, on the page
+			// it showed unless the open names another.
+			stale, t = t, nil
+			delete(s.tabs, name)
+			if o.URL == "" {
+				if u := stale.lastURL(); u != "" && u != "about:blank" {
+					o.URL = u
+					recreated = "the dialog policy changed, so the tab was recreated and loaded " + u + " again"
+				}
+			}
+		}
+	}
+	if t == nil {
+		t = newTab(s, name, key, o.Dialogs)
+		t.tryAcquire()
+		s.tabs[name] = t
+		s.mu.Unlock()
+		if stale != nil {
+			// Disposed once the new tab holds the browser, so that a
+			// headless browser whose last tab it was is not closed and
+			// launched again.
+			stale.kill("replaced by a new tab of the same name")
+			defer s.dispose(stale)
+		}
+		if err := t.start(ctx, &o); err != nil {
+			s.mu.Lock()
+			if s.tabs[name] == t {
+				delete(s.tabs, name)
+			}
+			s.mu.Unlock()
+			t.kill("open failed")
+			s.dispose(t)
+			t.release()
+			return nil, err
+		}
+	} else {
+		s.mu.Unlock()
+		if o.Viewport != nil {
+			if err := t.setViewport(ctx, *o.Viewport); err != nil {
+				t.release()
+				return nil, err
+			}
+		}
+		if len(o.StorageState) > 0 {
+			if err := t.SetStorageState(ctx, o.StorageState); err != nil {
+				t.release()
+				return nil, err
+			}
+		}
+	}
+	defer t.release()
+	res := &OpenResult{Reused: t.opened.Load(), Name: name, Browser: t.browserName()}
+	t.opened.Store(true)
+	if o.URL != "" {
+		nav, err := t.navigate(ctx, o.URL, o.WaitUntil)
+		if err != nil {
+			return nil, fmt.Errorf("open tab %q: %w", name, err)
+		}
+		res.Notes = nav.Notes
+		res.Dialog = nav.Dialog
+		res.Status = nav.Status
+	}
+	if recreated != "" {
+		res.Notes = append(res.Notes, recreated)
+	}
+	res.URL, res.Title = t.urlTitle(ctx)
+	res.Viewport = t.Viewport()
+	return res, nil
+}

@@ -1,0 +1,116 @@
+package tabs
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+)
+
+// URLPattern matches URLs for waitForUrl and waitForResponse: a glob (a
+// plain URL matches itself only), a regular expression, or a predicate.
+//
+// Globs follow Playwright: ** matches any characters, * any but '/',
+// {a,b} either, and ? is literal (URLs have query strings). A glob that
+// starts with one '/' is relative to the origin of Base.
+type URLPattern struct {
+	Glob   string
+	Regexp *regexp.Regexp
+	Func   func(url string) bool
+	// Base resolves a glob that starts with '/'.
+	Base string
+
+	re *regexp.Regexp
+}
+
+// ParseGlob returns the URLPattern of a glob. Errors: bad_request for an
+// empty glob or unbalanced braces.
+func ParseGlob(glob, base string) (URLPattern, error) {
+	p := URLPattern{Glob: glob, Base: base}
+	if strings.TrimSpace(glob) == "" {
+		return p, Errorf(CodeBadRequest, "empty URL pattern")
+	}
+	g := glob
+	if strings.HasPrefix(g, "/") && !strings.HasPrefix(g, "//") {
+		if u, err := url.Parse(base); err == nil && u.Scheme != "" && u.Host != "" {
+			g = u.Scheme + "://" + u.Host + g
+		}
+	}
+	if u, err := url.Parse(g); err == nil && u.Scheme != "" && u.Host != "" && u.Path == "" && u.RawQuery == "" && u.Fragment == "" && !strings.ContainsAny(g, "*{") {
+		g += "/" // http://h.test is http://h.test/
+	}
+	re, err := globRegexp(g)
+	if err != nil {
+		return p, err
+	}
+	p.re = re
+	return p, nil
+}
+
+func globRegexp(g string) (*regexp.Regexp, error) {
+	var b strings.Builder
+	b.WriteString("^")
+	depth := 0
+	for i := 0; i < len(g); i++ {
+		c := g[i]
+		switch {
+		case c == '*' && i+1 < len(g) && g[i+1] == '*':
+			b.WriteString(".*")
+			i++
+		case c == '*':
+			b.WriteString("[^/]*")
+		case c == '{':
+			depth++
+			b.WriteString("(?:")
+		case c == '}' && depth > 0:
+			depth--
+			b.WriteString(")")
+		case c == ',' && depth > 0:
+			b.WriteString("|")
+		case c == '\\' && i+1 < len(g):
+			i++
+			b.WriteString(regexp.QuoteMeta(string(g[i])))
+		default:
+			b.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	if depth != 0 {
+		return nil, Errorf(CodeBadRequest, "URL pattern %q has an unclosed {", g)
+	}
+	b.WriteString("$")
+	re, err := regexp.Compile(b.String())
+	if err != nil {
+		return nil, Errorf(CodeBadRequest, "invalid URL pattern %q: %v", g, err)
+	}
+	return re, nil
+}
+
+// Match reports whether u matches. A URL without a path matches the same
+// URL with "/".
+func (p URLPattern) Match(u string) bool {
+	switch {
+	case p.Func != nil:
+		return p.Func(u)
+	case p.Regexp != nil:
+		return p.Regexp.MatchString(u)
+	case p.re != nil:
+		if p.re.MatchString(u) {
+			return true
+		}
+		if pu, err := url.Parse(u); err == nil && pu.Path == "" && pu.Host != "" {
+			pu.Path = "/"
+			return p.re.MatchString(pu.String())
+		}
+	}
+	return false
+}
+
+func (p URLPattern) String() string {
+	switch {
+	case p.Func != nil:
+		return "a predicate"
+	case p.Regexp != nil:
+		return "/" + p.Regexp.String() + "/"
+	}
+	return fmt.Sprintf("%q", p.Glob)
+}
