@@ -9,7 +9,8 @@ BIN=${BIN:-bin/tabpilot}
 PAGES=${PAGES:-../shared/pages/readability}
 page="$(cd "$PAGES/wikipedia" && pwd)/source.html"
 export TABPILOT_SESSION="demo-$$"
-export TABPILOT_BROWSER_ARGS='--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1'
+# TABPILOT_BROWSER_ARGS is split like a shell line: the rule's blanks are quoted.
+export TABPILOT_BROWSER_ARGS='--host-resolver-rules="MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1"'
 trap '"$BIN" stop >/dev/null 2>&1 || true' EXIT
 
 step() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }
