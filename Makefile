@@ -36,7 +36,7 @@ lint: ## gofmt, go mod tidy, go vet and staticcheck
 
 check: lint test ## lint, then test
 
-demo: chromium build ## open a bundled real page, observe, act, extract and screenshot it from the CLI
+demo: chromium build ## observe, act on, extract and screenshot a page from the CLI: the saved Wikipedia page of PAGES (../shared), else scripts/demo/
 	PAGES=$(PAGES) BIN=$(BIN) ./scripts/demo.sh
 
 bench-extract: ## score tab.extract against Readability's 104 test pages, static and live (report in docs/extract-suite.md)
