@@ -170,6 +170,9 @@ func (t *Tab) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionResu
 		}
 		return nil, false, &Error{Code: CodeNotActionable, Msg: el.desc + " did not receive the click event (a page listener stopped it before it got there, or another element took it)"}
 	}
+	// The check's reply, on the top page's session, came after the events
+	// the renderer sent before it.
+	nav.ordered = err == nil && el.sess == nil
 	t.noteNavigation(ctx, nav, res)
 	return res, false, nil
 }

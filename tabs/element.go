@@ -109,6 +109,9 @@ type element struct {
 	// bg is true when the last check found the page hidden (a background
 	// tab): see moveMouse.
 	bg bool
+	// shown, when set, is what the number showed when it was numbered,
+	// for the first actionability check to compare (checkShown).
+	shown *shownWant
 }
 
 // resolve finds the element a target names, once. Errors: bad_request,
@@ -225,6 +228,9 @@ type actState struct {
 	// Bg is true when the page is hidden (document.visibilityState): a
 	// background tab, which gets no animation frames.
 	Bg bool `json:"bg"`
+	// Shown is what the node shows (actionableShownJS): its row key and
+	// label key, nil when it is detached.
+	Shown *[2]string `json:"shown"`
 }
 
 // coverSettle is how long an element may stay covered by the same
@@ -298,8 +304,24 @@ func (t *Tab) actionable(ctx context.Context, el *element, o actOpts, wait time.
 	var coveredSince time.Time // the same cover over a still element, since
 	net := t.netRequests()
 	for {
-		if err := t.callOn(ctx, el, actionableJS, &st, map[string]any{"enabled": o.enabled, "hitTest": o.hitTest, "arm": o.arm, "quick": o.quick}); err != nil {
+		args := map[string]any{"enabled": o.enabled, "hitTest": o.hitTest, "arm": o.arm, "quick": o.quick}
+		fn := actionableJS
+		if w := el.shown; w != nil {
+			// The first check also compares what the node shows.
+			fn, args["row"] = actionableShownJS, w.ref.Row
+			st.Shown = nil
+		}
+		if err := t.callOn(ctx, el, fn, &st, args); err != nil {
 			return 0, 0, err
+		}
+		if w := el.shown; w != nil {
+			el.shown = nil
+			if err := compareShown(el, w, st.Shown); err != nil {
+				return 0, 0, err
+			}
+			if st.State == "shown" {
+				continue // not reached: compareShown refused it
+			}
 		}
 		if st.State == "ok" {
 			break

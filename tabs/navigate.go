@@ -222,13 +222,19 @@ func (t *Tab) pendingNavigation() string {
 }
 
 // navMark is where an action starts: the counts of top-level navigations
-// committed and requested.
-type navMark struct{ seq, req int }
+// committed and requested. ordered is set by an action whose last call
+// after its input went to the top page's session (Click's check): its
+// reply came after the events the renderer sent before it, and navigated
+// needs no barrier of its own.
+type navMark struct {
+	seq, req int
+	ordered  bool
+}
 
 func (t *Tab) navMark() navMark {
 	t.evMu.Lock()
 	defer t.evMu.Unlock()
-	return navMark{t.navSeq, t.navReq}
+	return navMark{seq: t.navSeq, req: t.navReq}
 }
 
 // heldByNavigation returns a context of ctx that ends navCommitWait after
@@ -314,7 +320,7 @@ func (t *Tab) navigated(ctx context.Context, m navMark) bool {
 
 // eventBarrier returns once the events the page's renderer sent before
 // now have been handled, when none of a navigation since m has been seen
-// yet. The reply to an input event (Input.dispatchMouseEvent,
+// yet and m is not ordered already. The reply to an input event (Input.dispatchMouseEvent,
 // dispatchKeyEvent) comes on the renderer's input pipe, and the
 // Page.frameRequestedNavigation the event caused on its DevTools pipe,
 // so the reply can come first. One call on the DevTools pipe (a
@@ -326,7 +332,7 @@ func (t *Tab) navigated(ctx context.Context, m navMark) bool {
 // (heldByNavigation) and barrierWait.
 func (t *Tab) eventBarrier(ctx context.Context, m navMark) {
 	t.evMu.Lock()
-	seen := t.navSeq != m.seq || t.navReq != m.req || t.dialog != nil
+	seen := m.ordered || t.navSeq != m.seq || t.navReq != m.req || t.dialog != nil
 	sig := t.dialogSig
 	t.evMu.Unlock()
 	if seen {

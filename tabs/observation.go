@@ -34,6 +34,20 @@ var walkerJS = strings.NewReplacer("/*ROWKEY*/", rowKeyJS, "/*AREABOX*/", areaBo
 // place.
 var actionableJS = strings.Replace(actionableSrc, "/*AREABOX*/", areaBoxJS, 1)
 
+// actionableShownJS is the actionability check of an element by number,
+// with checkShown's comparison in the same call: when the node no longer
+// shows the list item or row it was numbered in (opts.row), it returns
+// {state: "shown"} before the check has touched anything; else the
+// check's result, with what the node shows now (shown: [row key, label
+// key], or null when it is detached).
+var actionableShownJS = "async function (opts) {\n" + rowKeyJS + `
+const shown = this.isConnected ? [rowKey(this), labelKey(this)] : null;
+if (!shown || shown[0] !== opts.row) return { state: 'shown', shown };
+const r = await (` + actionableJS + `).call(this, opts);
+if (r) r.shown = shown;
+return r;
+}`
+
 // ObserveOptions are the options of tab.observe (DESIGN.md section 4).
 type ObserveOptions struct {
 	// IncludeAll adds the structure a reader needs: headings with their

@@ -158,6 +158,13 @@ const navWait = 3 * time.Second
 // Errors: stale_element when the number was never given, its page
 // navigated, its frame or node is gone.
 func (t *Tab) resolveNumber(ctx context.Context, id int) (*element, error) {
+	return t.resolveNumberAs(ctx, id, false)
+}
+
+// resolveNumberAs is resolveNumber; with deferShown, what the node shows
+// is left in el.shown for the first actionability check to compare, in
+// its own call (locate), not in one more round trip.
+func (t *Tab) resolveNumberAs(ctx context.Context, id int, deferShown bool) (*element, error) {
 	deadline := time.Now().Add(navWait)
 	for {
 		t.ob.mu.Lock()
@@ -204,7 +211,9 @@ func (t *Tab) resolveNumber(ctx context.Context, id int) (*element, error) {
 	if sess != t.target {
 		el.sess = sess
 	}
-	if err := t.checkShown(ctx, el, ref); err != nil {
+	if deferShown {
+		el.shown = t.wantShown(el, ref)
+	} else if err := t.checkShown(ctx, el, ref); err != nil {
 		return nil, err
 	}
 	t.ob.mu.Lock()
@@ -369,26 +378,49 @@ func (t *Tab) dropFrames(live map[target.ID]bool) {
 // keys of js/rowkey.js), in the element's main world.
 var shownJS = "function() {\n" + rowKeyJS + "\nreturn this.isConnected ? [rowKey(this), labelKey(this)] : null;\n}"
 
-// checkShown compares what the node behind element el shows with what it
-// showed when it was numbered: a node that now shows another list item or
-// row (a virtualised list recycled it) is stale_element, saying what it
-// shows; a changed label of its own (Follow, then Following) goes ahead,
-// and el's description says "was X, now Y".
-func (t *Tab) checkShown(ctx context.Context, el *element, ref observe.Ref) error {
+// shownWant is what a number showed when it was numbered: its Ref (whose
+// Row is the row key), its name and its label key.
+type shownWant struct {
+	ref       observe.Ref
+	name, key string
+}
+
+// wantShown returns what the node behind el must still show, or nil when
+// its number was in no list item or row and had no label.
+func (t *Tab) wantShown(el *element, ref observe.Ref) *shownWant {
 	t.mu.Lock()
 	name, key := t.num.Shown(el.number)
 	t.mu.Unlock()
 	if ref.Row == "" && key == "" {
 		return nil
 	}
+	return &shownWant{ref: ref, name: name, key: key}
+}
+
+// checkShown compares what the node behind element el shows with what it
+// showed when it was numbered (compareShown), in one call.
+func (t *Tab) checkShown(ctx context.Context, el *element, ref observe.Ref) error {
+	w := t.wantShown(el, ref)
+	if w == nil {
+		return nil
+	}
 	var now *[2]string
 	if err := t.callOn(ctx, el, shownJS, &now); err != nil {
 		return err
 	}
+	return compareShown(el, w, now)
+}
+
+// compareShown compares what a node shows now (row key, label key; nil:
+// detached) with w: a node that now shows another list item or row (a
+// virtualised list recycled it) is stale_element, saying what it shows;
+// a changed label of its own (Follow, then Following) goes ahead, and
+// el's description says "was X, now Y".
+func compareShown(el *element, w *shownWant, now *[2]string) error {
 	if now == nil {
 		return &Error{Code: CodeStaleElement, Msg: fmt.Sprintf("element %d is gone from the page; observe again", el.number), Err: ErrStale}
 	}
-	if now[0] != ref.Row {
+	if now[0] != w.ref.Row {
 		shows := now[0]
 		if shows == "" {
 			shows = now[1]
@@ -396,12 +428,12 @@ func (t *Tab) checkShown(ctx context.Context, el *element, ref observe.Ref) erro
 		shows = strings.TrimPrefix(shows, "=")
 		return &Error{Code: CodeStaleElement, Err: ErrStale, Msg: fmt.Sprintf(
 			"element %d showed %q, and its node now shows %q (the list reused it for another item); observe again",
-			el.number, trim(strings.TrimPrefix(ref.Row, "="), 60), trim(shows, 60))}
+			el.number, trim(strings.TrimPrefix(w.ref.Row, "="), 60), trim(shows, 60))}
 	}
-	if now[1] != key {
-		was := name
+	if now[1] != w.key {
+		was := w.name
 		if was == "" {
-			was = key
+			was = w.key
 		}
 		el.desc = fmt.Sprintf("element %d (was %q, now %q)", el.number, trim(was, 60), trim(now[1], 60))
 	}

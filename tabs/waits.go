@@ -45,7 +45,15 @@ func actionWait(ctx context.Context) time.Duration {
 func (t *Tab) locate(ctx context.Context, tg Target, o actOpts) (*element, float64, float64, error) {
 	deadline := time.Now().Add(actionWait(ctx))
 	for {
-		el, err := t.find(ctx, tg, time.Until(deadline))
+		var el *element
+		var err error
+		if tg.ID > 0 {
+			// A number never waits; what its node shows is compared in
+			// the first actionability check's call.
+			el, err = t.resolveNumberAs(ctx, tg.ID, true)
+		} else {
+			el, err = t.find(ctx, tg, time.Until(deadline))
+		}
 		if err != nil {
 			return nil, 0, 0, err
 		}
