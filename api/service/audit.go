@@ -86,7 +86,7 @@ const (
 //	{"type":"outcome","id":"5f0c9e2a7b1d3c48-7","time":"…","pid":4242,"tab":"main","action":"type",
 //	 "outcome":"error","code":"element_not_found","error":"…"}
 //
-// outcome is "ok", "error" (the action failed; code is its api error code)
+// outcome is "ok", "error" (the action failed; code is its errcode.Code)
 // or "unknown" (it may or may not have reached the page: a timeout, a tab
 // or browser that died, a daemon that ended first). Typed text is never
 // written: textSha256 is the hex SHA-256 of it, and the text is replaced

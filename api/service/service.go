@@ -1,6 +1,6 @@
 // Package service is the one dispatcher behind every door of tabpilot: it
 // turns api requests into tabs.Supervisor calls, and errors into stable codes
-// with hints (api.Code). The CLI daemon, the JSON-RPC and MCP servers and Go
+// with hints (errcode.Code). The CLI daemon, the JSON-RPC and MCP servers and Go
 // programs all call it.
 package service
 
@@ -21,6 +21,7 @@ import (
 	"github.com/tabpilot/tabpilot/api"
 	"github.com/tabpilot/tabpilot/browser"
 	"github.com/tabpilot/tabpilot/browser/egress"
+	"github.com/tabpilot/tabpilot/errcode"
 	"github.com/tabpilot/tabpilot/tabs"
 	"github.com/tabpilot/tabpilot/tabs/script"
 )
@@ -305,9 +306,9 @@ func seconds(f float64) time.Duration {
 
 // fail turns an error into a failed result with its code and hint.
 func fail(action, name string, err error) *api.Result {
-	code := api.Code(tabs.CodeOf(err))
+	code := errcode.Code(tabs.CodeOf(err))
 	if !code.Valid() {
-		code = api.Internal
+		code = errcode.Internal
 	}
 	r := api.ErrorResult(code, err.Error())
 	var h interface{ ErrorHint() string }
