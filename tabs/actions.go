@@ -16,6 +16,8 @@ import (
 	"github.com/chromedp/chromedp/kb"
 	"github.com/dop251/goja/ast"
 	"github.com/dop251/goja/parser"
+
+	"github.com/tabpilot/tabpilot/errcode"
 )
 
 // ActionResult reports what an action did.
@@ -138,7 +140,7 @@ func (t *Tab) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionResu
 		// virtualised list re-rendering after the scroll, is found again.)
 		var e *Error
 		if o.quick && errors.As(err, &e) && ctx.Err() == nil &&
-			(e.Code == CodeNotActionable || (e.Code == CodeElementNotFound && tg.ID == 0)) {
+			(e.Code == errcode.NotActionable || (e.Code == errcode.ElementNotFound && tg.ID == 0)) {
 			o.quick = false
 			continue
 		}
@@ -190,9 +192,9 @@ func (t *Tab) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionResu
 			return nil, true, nil
 		}
 		if got.By != "" {
-			return nil, false, &Error{Code: CodeNotActionable, Msg: el.desc + " did not receive the click: " + got.By + " was on top of it at that moment, and tabpilot stopped the click from reaching it"}
+			return nil, false, &Error{Code: errcode.NotActionable, Msg: el.desc + " did not receive the click: " + got.By + " was on top of it at that moment, and tabpilot stopped the click from reaching it"}
 		}
-		return nil, false, &Error{Code: CodeNotActionable, Msg: el.desc + " did not receive the click event (a page listener stopped it before it got there, or another element took it)"}
+		return nil, false, &Error{Code: errcode.NotActionable, Msg: el.desc + " did not receive the click event (a page listener stopped it before it got there, or another element took it)"}
 	}
 	t.noteNavigation(ctx, nav, res)
 	return res, false, nil
@@ -245,7 +247,7 @@ func (t *Tab) prepareText(ctx context.Context, tg Target, value, mode string) (*
 		return el, "", false, errIsSelect
 	}
 	if r.Error != "" {
-		e := &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("cannot %s %s: %s", mode, el.desc, r.Error)}
+		e := &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("cannot %s %s: %s", mode, el.desc, r.Error)}
 		if strings.HasPrefix(r.Error, "element is not an input") {
 			e.Hint = "Target the field itself: an input, a textarea, a select or a contenteditable element (observe lists them as textbox, searchbox, combobox)."
 		}
@@ -294,7 +296,7 @@ func (t *Tab) afterEdit(ctx context.Context, el *element, before, text, mode str
 	after, err := t.fieldValue(ctx, el)
 	if err != nil {
 		var e *Error
-		if ok := asError(err, &e); ok && e.Code == CodeStaleElement {
+		if ok := asError(err, &e); ok && e.Code == errcode.StaleElement {
 			res.Navigated = true // the edit submitted the form
 			return res, nil
 		}
@@ -302,7 +304,7 @@ func (t *Tab) afterEdit(ctx context.Context, el *element, before, text, mode str
 	}
 	res.Value = &after
 	if text != "" && after == before {
-		return nil, &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("%s into %s had no effect: its text is still %q (a page script may reject or reset it)", mode, el.desc, trim(after, 80))}
+		return nil, &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("%s into %s had no effect: its text is still %q (a page script may reject or reset it)", mode, el.desc, trim(after, 80))}
 	}
 	return res, nil
 }
@@ -401,10 +403,10 @@ func (t *Tab) Fill(ctx context.Context, tg Target, value string) (*ActionResult,
 		if max > 0 {
 			why = fmt.Sprintf("the field takes at most %d characters (maxlength)", max)
 		}
-		return nil, &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("fill %s was cut short: the field holds %q, not %q: %s", el.desc, trim(*res.Value, 80), trim(value, 80), why),
+		return nil, &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("fill %s was cut short: the field holds %q, not %q: %s", el.desc, trim(*res.Value, 80), trim(value, 80), why),
 			Hint: "Give a value the field takes whole (shorter, or in the form the page expects), or check that the part it kept is enough."}
 	case after == norm(before) || after == "":
-		return nil, &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("fill %s had no effect: its text is %q, not %q (the page rejected the new text, or reformatted it to what it was)", el.desc, trim(*res.Value, 80), trim(value, 80)),
+		return nil, &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("fill %s had no effect: its text is %q, not %q (the page rejected the new text, or reformatted it to what it was)", el.desc, trim(*res.Value, 80), trim(value, 80)),
 			Hint: "The page keeps or reformats what is typed (validation, an input mask): check the value, and give it as the page expects."}
 	default:
 		res.Note = fmt.Sprintf("the page changed the text to %q", trim(*res.Value, 80))
@@ -464,7 +466,7 @@ var modBits = map[string]int64{"alt": 1, "control": 2, "ctrl": 2, "meta": 4, "cm
 // "Shift+Tab". Errors: bad_request naming the unknown key.
 func ParseKey(s string) (*kb.Key, int64, error) {
 	if s == "" {
-		return nil, 0, Errorf(CodeBadRequest, "empty key")
+		return nil, 0, Errorf(errcode.BadRequest, "empty key")
 	}
 	parts := strings.Split(s, "+")
 	if strings.HasSuffix(s, "++") || s == "+" {
@@ -477,7 +479,7 @@ func ParseKey(s string) (*kb.Key, int64, error) {
 	for _, p := range parts[:len(parts)-1] {
 		b, ok := modBits[strings.ToLower(p)]
 		if !ok {
-			return nil, 0, Errorf(CodeBadRequest, "unknown modifier %q in %q: use Alt, Control, Meta or Shift", p, s)
+			return nil, 0, Errorf(errcode.BadRequest, "unknown modifier %q in %q: use Alt, Control, Meta or Shift", p, s)
 		}
 		mods |= b
 	}
@@ -496,7 +498,7 @@ func ParseKey(s string) (*kb.Key, int64, error) {
 		}
 	}
 	if !ok {
-		return nil, 0, Errorf(CodeBadRequest, "unknown key %q: use a key name such as Enter, Tab, Escape, ArrowDown, PageDown, F5, or one character", name)
+		return nil, 0, Errorf(errcode.BadRequest, "unknown key %q: use a key name such as Enter, Tab, Escape, ArrowDown, PageDown, F5, or one character", name)
 	}
 	if mods != 0 && len(name) == 1 && unicode.IsUpper([]rune(name)[0]) && mods&8 == 0 {
 		// "Control+A" means the A key, not Shift+A.
@@ -571,7 +573,7 @@ func (t *Tab) Scroll(ctx context.Context, dx, dy float64) (*ScrollResult, error)
 		return nil, cdpErr("scroll", err)
 	}
 	if snap.Result == nil || snap.Result.ObjectID == "" {
-		return nil, Errorf(CodeScriptError, "scroll: the page's scroll positions could not be read")
+		return nil, Errorf(errcode.ScriptError, "scroll: the page's scroll positions could not be read")
 	}
 	return t.scrolled(ctx, t.target, snap.Result.ObjectID)
 }
@@ -597,7 +599,7 @@ func (t *Tab) scrolled(ctx context.Context, sess *chromedp.Target, snap runtime.
 		return nil, evalErr(err)
 	}
 	if res.ExceptionDetails != nil {
-		return nil, Errorf(CodeScriptError, "scroll: %s", exceptionText(res.ExceptionDetails))
+		return nil, Errorf(errcode.ScriptError, "scroll: %s", exceptionText(res.ExceptionDetails))
 	}
 	var r ScrollResult
 	if res.Result != nil {
@@ -636,7 +638,7 @@ func (t *Tab) WaitFor(ctx context.Context, tg Target) (*ActionResult, error) {
 		}
 		break
 	}
-	return nil, &Error{Code: CodeTimeout, Msg: fmt.Sprintf("waitFor %s: not visible within the timeout", tg), Err: ctx.Err()}
+	return nil, &Error{Code: errcode.Timeout, Msg: fmt.Sprintf("waitFor %s: not visible within the timeout", tg), Err: ctx.Err()}
 }
 
 // Evaluate runs JavaScript source in the page's main world and returns its
@@ -667,15 +669,15 @@ func (t *Tab) Evaluate(ctx context.Context, fnSource string, args []any) (json.R
 	})
 	if err != nil {
 		if m := err.Error(); strings.Contains(m, "Object reference chain is too long") || strings.Contains(m, "could not be returned by value") || strings.Contains(m, "couldn't be returned by value") {
-			return nil, &Error{Code: CodeScriptError, Msg: "evaluate: the result cannot be returned as JSON: it holds a cycle, or a DOM object such as window or an element; return plain data (el.textContent, {x: r.x})"}
+			return nil, &Error{Code: errcode.ScriptError, Msg: "evaluate: the result cannot be returned as JSON: it holds a cycle, or a DOM object such as window or an element; return plain data (el.textContent, {x: r.x})"}
 		}
 		if errors.Is(err, context.DeadlineExceeded) {
-			return nil, &Error{Code: CodeTimeout, Msg: "evaluate: the page's script had not returned (a promise that never settles, or code still running)", Err: err}
+			return nil, &Error{Code: errcode.Timeout, Msg: "evaluate: the page's script had not returned (a promise that never settles, or code still running)", Err: err}
 		}
 		return nil, evalErr(err)
 	}
 	if res.ExceptionDetails != nil {
-		return nil, &Error{Code: CodeScriptError, Msg: "evaluate: " + exceptionText(res.ExceptionDetails)}
+		return nil, &Error{Code: errcode.ScriptError, Msg: "evaluate: " + exceptionText(res.ExceptionDetails)}
 	}
 	if res.Result == nil || len(res.Result.Value) == 0 {
 		return json.RawMessage("null"), nil
@@ -702,7 +704,7 @@ func evalExpression(src string, args []any) (expr string, repl bool, err error) 
 	a := []byte("[]")
 	if args != nil {
 		if a, err = json.Marshal(args); err != nil {
-			return "", false, Errorf(CodeBadRequest, "evaluate: arguments are not JSON-serialisable: %v", err)
+			return "", false, Errorf(errcode.BadRequest, "evaluate: arguments are not JSON-serialisable: %v", err)
 		}
 	}
 	body := strings.TrimRight(src, "; \t\r\n")
@@ -728,7 +730,7 @@ func evalExpression(src string, args []any) (expr string, repl bool, err error) 
 	case kind == "function" || kind == "unknown" && len(args) > 0:
 		return fmt.Sprintf("(%s\n)(...%s)", body, a), false, nil
 	case len(args) > 0:
-		return "", false, Errorf(CodeBadRequest, "evaluate: %d argument(s) given, but the source is not a function; give one such as (a, b) => …", len(args))
+		return "", false, Errorf(errcode.BadRequest, "evaluate: %d argument(s) given, but the source is not a function; give one such as (a, b) => …", len(args))
 	case kind == "expression":
 		return fmt.Sprintf("(async () => (%s\n))()", body), false, nil
 	}

@@ -28,6 +28,7 @@ import (
 	"github.com/chromedp/cdproto/target"
 
 	"github.com/tabpilot/tabpilot/browser"
+	"github.com/tabpilot/tabpilot/errcode"
 )
 
 // Options configure a Supervisor. A nil *Options means the defaults; New
@@ -266,7 +267,7 @@ func normName(name string) (string, error) {
 		name = DefaultName
 	}
 	if !ValidName(name) {
-		return "", Errorf(CodeBadRequest, "invalid tab name %q: use 1-64 printable characters without spaces or slashes", name)
+		return "", Errorf(errcode.BadRequest, "invalid tab name %q: use 1-64 printable characters without spaces or slashes", name)
 	}
 	return name, nil
 }
@@ -298,7 +299,7 @@ func (s *Supervisor) browserKey(o *OpenOptions) (browser.Key, error) {
 	}
 	if o.App.Path != "" {
 		if !strings.HasPrefix(o.App.Path, "/") {
-			return browser.Key{}, Errorf(CodeBadRequest, "app.path %q must be an absolute path", o.App.Path)
+			return browser.Key{}, Errorf(errcode.BadRequest, "app.path %q must be an absolute path", o.App.Path)
 		}
 		return browser.Key{Kind: browser.Spawned, Path: o.App.Path}, nil
 	}
@@ -313,7 +314,7 @@ func (s *Supervisor) browserKey(o *OpenOptions) (browser.Key, error) {
 // set. A tab of that name on another browser is browser_mismatch; a changed
 // dialog policy recreates the tab.
 //
-// Errors (coded, see CodeOf): bad_request, busy, browser_mismatch,
+// Errors (coded, see errcode.Of): bad_request, busy, browser_mismatch,
 // browser_unavailable, navigation_failed, timeout.
 func (s *Supervisor) Open(ctx context.Context, o OpenOptions) (*OpenResult, error) {
 	name, err := normName(o.Name)
@@ -326,15 +327,15 @@ func (s *Supervisor) Open(ctx context.Context, o OpenOptions) (*OpenResult, erro
 		o.WaitUntil = "settled"
 	case "settled", "load", "domcontentloaded", "networkidle0", "networkidle2":
 	default:
-		return nil, Errorf(CodeBadRequest, "invalid wait_until %q: use "+waitUntilList, o.WaitUntil)
+		return nil, Errorf(errcode.BadRequest, "invalid wait_until %q: use "+waitUntilList, o.WaitUntil)
 	}
 	switch o.Dialogs {
 	case "", "accept", "dismiss":
 	default:
-		return nil, Errorf(CodeBadRequest, "invalid dialogs %q: use accept or dismiss", o.Dialogs)
+		return nil, Errorf(errcode.BadRequest, "invalid dialogs %q: use accept or dismiss", o.Dialogs)
 	}
 	if o.Viewport != nil && (o.Viewport.Width < 1 || o.Viewport.Height < 1 || o.Viewport.Width > 10000 || o.Viewport.Height > 10000 || o.Viewport.Scale < 0 || o.Viewport.Scale > 5) {
-		return nil, Errorf(CodeBadRequest, "invalid viewport %dx%d@%g", o.Viewport.Width, o.Viewport.Height, o.Viewport.Scale)
+		return nil, Errorf(errcode.BadRequest, "invalid viewport %dx%d@%g", o.Viewport.Width, o.Viewport.Height, o.Viewport.Scale)
 	}
 	if o.URL != "" {
 		if err := checkURL(o.URL); err != nil {
@@ -354,7 +355,7 @@ func (s *Supervisor) Open(ctx context.Context, o OpenOptions) (*OpenResult, erro
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		return nil, &Error{Code: CodeNotAlive, Msg: "the supervisor is shut down", Err: ErrClosed}
+		return nil, &Error{Code: errcode.NotAlive, Msg: "the supervisor is shut down", Err: ErrClosed}
 	}
 	t := s.tabs[name]
 	var stale *Tab
@@ -366,10 +367,10 @@ func (s *Supervisor) Open(ctx context.Context, o OpenOptions) (*OpenResult, erro
 			delete(s.tabs, name)
 		case t.key != key:
 			s.mu.Unlock()
-			return nil, &Error{Code: CodeBrowserMismatch, Msg: fmt.Sprintf("tab %q lives on the %s browser, not %s; close it first", name, t.key, key)}
+			return nil, &Error{Code: errcode.BrowserMismatch, Msg: fmt.Sprintf("tab %q lives on the %s browser, not %s; close it first", name, t.key, key)}
 		case !t.tryAcquire():
 			s.mu.Unlock()
-			return nil, &Error{Code: CodeBusy, Msg: fmt.Sprintf("tab %q is busy", name), Err: ErrBusy}
+			return nil, &Error{Code: errcode.Busy, Msg: fmt.Sprintf("tab %q is busy", name), Err: ErrBusy}
 		case o.Dialogs != "" && t.dialogs != o.Dialogs:
 			// The dialog policy changed: recreate the tab, on the page
 			// it showed unless the open names another.
@@ -524,10 +525,10 @@ func (s *Supervisor) Tab(name string) (*Tab, error) {
 	t := s.tabs[n]
 	s.mu.Unlock()
 	if t == nil {
-		return nil, &Error{Code: CodeNoSuchTab, Msg: fmt.Sprintf("no tab named %q", n), Err: ErrNoSuchTab}
+		return nil, &Error{Code: errcode.NoSuchTab, Msg: fmt.Sprintf("no tab named %q", n), Err: ErrNoSuchTab}
 	}
 	if !t.Alive() {
-		return nil, &Error{Code: CodeNotAlive, Msg: fmt.Sprintf("tab %q is not alive: %s", n, t.DeadReason()), Err: ErrNotAlive}
+		return nil, &Error{Code: errcode.NotAlive, Msg: fmt.Sprintf("tab %q is not alive: %s", n, t.DeadReason()), Err: ErrNotAlive}
 	}
 	return t, nil
 }
@@ -543,7 +544,7 @@ func (s *Supervisor) Run(ctx context.Context, name string, timeout time.Duration
 		return err
 	}
 	if !t.tryAcquire() {
-		return &Error{Code: CodeBusy, Msg: fmt.Sprintf("tab %q is busy running another action", t.name), Err: ErrBusy}
+		return &Error{Code: errcode.Busy, Msg: fmt.Sprintf("tab %q is busy running another action", t.name), Err: ErrBusy}
 	}
 	defer t.release()
 	asked := timeout
@@ -556,7 +557,7 @@ func (s *Supervisor) Run(ctx context.Context, name string, timeout time.Duration
 		defer func() {
 			if p := recover(); p != nil {
 				s.log.Error("panic in run", "tab", t.name, "panic", p)
-				done <- Errorf(CodeInternal, "internal error: %v", p)
+				done <- Errorf(errcode.Internal, "internal error: %v", p)
 			}
 		}()
 		done <- job.Run(rctx, t)
@@ -599,20 +600,20 @@ func (s *Supervisor) Run(ctx context.Context, name string, timeout time.Duration
 		}
 		killed := s.afterTimeout(t)
 		if ctx.Err() != nil {
-			return Errorf(CodeTimeout, "run on tab %q cancelled: %w", t.name, ctx.Err())
+			return Errorf(errcode.Timeout, "run on tab %q cancelled: %w", t.name, ctx.Err())
 		}
 		return s.timeoutErr(t, timeout, asked, err, killed)
 	case <-grace.C:
 		s.log.Warn("run did not yield; killing tab", "tab", t.name)
 		s.killTab(t, fmt.Sprintf("killed: a run overran its %v timeout and did not stop within %v", timeout, s.opts.Grace))
-		return &Error{Code: CodeTimeout, Msg: fmt.Sprintf("run on tab %q timed out after %v and did not stop; the tab was killed (open it again)", t.name, timeout)}
+		return &Error{Code: errcode.Timeout, Msg: fmt.Sprintf("run on tab %q timed out after %v and did not stop; the tab was killed (open it again)", t.name, timeout)}
 	}
 }
 
 // goneErr is the error of a run whose tab was closed, or whose page
 // crashed, under it.
 func goneErr(t *Tab) error {
-	return &Error{Code: CodeNotAlive, Msg: fmt.Sprintf("run on tab %q stopped: the tab is gone (%s)", t.name, t.DeadReason()), Err: ErrNotAlive}
+	return &Error{Code: errcode.NotAlive, Msg: fmt.Sprintf("run on tab %q stopped: the tab is gone (%s)", t.name, t.DeadReason()), Err: ErrNotAlive}
 }
 
 // timeoutErr is the timeout error of an action on tab t that ran for d,
@@ -626,7 +627,7 @@ func (s *Supervisor) timeoutErr(t *Tab, d, asked time.Duration, cause error, kil
 	}
 	var e *Error
 	switch {
-	case errors.As(cause, &e) && e.Code == CodeTimeout && e.Msg != "" && !strings.HasSuffix(e.Msg, ": timed out") && !strings.HasPrefix(e.Msg, "run stopped"):
+	case errors.As(cause, &e) && e.Code == errcode.Timeout && e.Msg != "" && !strings.HasSuffix(e.Msg, ": timed out") && !strings.HasPrefix(e.Msg, "run stopped"):
 		// What the action was waiting for when the time ran out.
 		msg += ": " + e.Msg
 	case cause != nil && !errors.Is(cause, context.DeadlineExceeded) && !strings.Contains(cause.Error(), "timed out"):
@@ -638,7 +639,7 @@ func (s *Supervisor) timeoutErr(t *Tab, d, asked time.Duration, cause error, kil
 	if killed {
 		msg += fmt.Sprintf("; the page did not answer for %v after it, so the tab was killed (open it again)", probeWait)
 	}
-	return &Error{Code: CodeTimeout, Msg: msg, Err: context.DeadlineExceeded}
+	return &Error{Code: errcode.Timeout, Msg: msg, Err: context.DeadlineExceeded}
 }
 
 // afterTimeout probes a tab after a run timed out: a page stuck in a loop

@@ -22,6 +22,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/tabpilot/tabpilot/browser"
+	"github.com/tabpilot/tabpilot/errcode"
 	"github.com/tabpilot/tabpilot/tabs/observe"
 )
 
@@ -312,7 +313,7 @@ func (t *Tab) start(ctx context.Context, o *OpenOptions) error {
 func (t *Tab) attachPage(ctx context.Context, h *browser.Handle, o *OpenOptions) (context.Context, context.CancelFunc, error) {
 	pages, err := h.Pages(ctx)
 	if err != nil {
-		return nil, nil, &Error{Code: CodeNotAlive, Msg: "list pages: " + err.Error(), Err: err}
+		return nil, nil, &Error{Code: errcode.NotAlive, Msg: "list pages: " + err.Error(), Err: err}
 	}
 	want := ""
 	if o.App != nil {
@@ -348,9 +349,9 @@ func heldErr(p browser.Page, err error) error {
 	hint := "Answer the dialog in the browser window (or wait for the page's script), then open the tab again; or pick another page: tabpilot tabs lists the browser's pages with their target ids, and tabpilot open --cdp-url URL --target ID attaches to one."
 	if he.Dialog != nil {
 		d := &Dialog{Type: he.Dialog.Type, Message: he.Dialog.Message}
-		return &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("%s is blocked by %s dialog (%q): it answers nothing until the dialog is closed", page, d.Article(), d.Message), Hint: hint, Err: err}
+		return &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("%s is blocked by %s dialog (%q): it answers nothing until the dialog is closed", page, d.Article(), d.Message), Hint: hint, Err: err}
 	}
-	return &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("%s is blocked: it did not answer within %v, which is what a JavaScript dialog (alert, confirm, prompt) open on it does (or a script that never yields); tabpilot did not attach to it", page, he.Wait), Hint: hint, Err: err}
+	return &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("%s is blocked: it did not answer within %v, which is what a JavaScript dialog (alert, confirm, prompt) open on it does (or a script that never yields); tabpilot did not attach to it", page, he.Wait), Hint: hint, Err: err}
 }
 
 // settleBorrowed waits, at most limit, for a page we attached to in the
@@ -616,7 +617,7 @@ func (t *Tab) HandledDialogs() []Dialog {
 func (t *Tab) HandleDialog(ctx context.Context, accept bool, promptText *string) error {
 	d := t.PendingDialog()
 	if d == nil {
-		return &Error{Code: CodeBadRequest, Msg: fmt.Sprintf("no dialog is open on tab %q", t.name),
+		return &Error{Code: errcode.BadRequest, Msg: fmt.Sprintf("no dialog is open on tab %q", t.name),
 			Hint: "Answer a dialog only while one is open: tab.dialog() returns it, or null; an action that opens one returns it in its result (dialog)."}
 	}
 	p := page.HandleJavaScriptDialogParams{Accept: accept}
@@ -693,11 +694,11 @@ type NavResult struct {
 func checkURL(raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme == "" {
-		return Errorf(CodeBadRequest, "invalid URL %q: give an absolute URL such as https://example.com/", raw)
+		return Errorf(errcode.BadRequest, "invalid URL %q: give an absolute URL such as https://example.com/", raw)
 	}
 	if strings.EqualFold(u.Scheme, "javascript") {
 		// Page.navigate would run it in the current page.
-		return Errorf(CodeBadRequest, "invalid URL %q: a javascript: URL is code, not a page; use tab.evaluate", trim(raw, 80))
+		return Errorf(errcode.BadRequest, "invalid URL %q: a javascript: URL is code, not a page; use tab.evaluate", trim(raw, 80))
 	}
 	return nil
 }
@@ -719,7 +720,7 @@ func (t *Tab) Goto(ctx context.Context, rawURL, waitUntil string) (*NavResult, e
 		waitUntil = "settled"
 	case "settled", "load", "domcontentloaded", "networkidle0", "networkidle2":
 	default:
-		return nil, Errorf(CodeBadRequest, "invalid waitUntil %q: use "+waitUntilList, waitUntil)
+		return nil, Errorf(errcode.BadRequest, "invalid waitUntil %q: use "+waitUntilList, waitUntil)
 	}
 	return t.navigate(ctx, rawURL, waitUntil)
 }
@@ -768,11 +769,11 @@ func (t *Tab) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavRe
 	case asDialog(err, &dpe):
 		return &NavResult{URL: rawURL, Dialog: dpe.d}, nil
 	case err != nil && ctx.Err() != nil:
-		return nil, &Error{Code: CodeTimeout, Msg: fmt.Sprintf("navigate to %s: no response within the timeout", rawURL), Err: ctx.Err()}
+		return nil, &Error{Code: errcode.Timeout, Msg: fmt.Sprintf("navigate to %s: no response within the timeout", rawURL), Err: ctx.Err()}
 	case err != nil:
-		return nil, &Error{Code: CodeNavigationFailed, Msg: fmt.Sprintf("navigate to %s: %v", rawURL, err), Err: err}
+		return nil, &Error{Code: errcode.NavigationFailed, Msg: fmt.Sprintf("navigate to %s: %v", rawURL, err), Err: err}
 	case res.ErrorText != "":
-		return nil, &Error{Code: CodeNavigationFailed, Msg: fmt.Sprintf("navigate to %s: %s", rawURL, res.ErrorText)}
+		return nil, &Error{Code: errcode.NavigationFailed, Msg: fmt.Sprintf("navigate to %s: %s", rawURL, res.ErrorText)}
 	}
 	out := &NavResult{URL: rawURL}
 	if res.LoaderID == "" {
@@ -840,13 +841,13 @@ func (t *Tab) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavRe
 			}
 			sig = t.dialogSignal()
 		case <-t.deadSig:
-			return nil, &Error{Code: CodeNotAlive, Msg: "navigate: the tab died: " + t.DeadReason(), Err: ErrNotAlive}
+			return nil, &Error{Code: errcode.NotAlive, Msg: "navigate: the tab died: " + t.DeadReason(), Err: ErrNotAlive}
 		case err := <-errc:
 			if loaded {
 				return out, nil
 			}
 			if ctx.Err() != nil {
-				return nil, &Error{Code: CodeTimeout, Msg: fmt.Sprintf("navigate to %s: the document did not load within the timeout", rawURL), Err: ctx.Err()}
+				return nil, &Error{Code: errcode.Timeout, Msg: fmt.Sprintf("navigate to %s: the document did not load within the timeout", rawURL), Err: ctx.Err()}
 			}
 			return nil, cdpErr("navigate", err)
 		case <-ctx.Done():
@@ -857,7 +858,7 @@ func (t *Tab) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavRe
 				out.Notes = append(out.Notes, t.pendingNote(waited, fmt.Sprintf("the timeout ended the wait, before its %v cap", t.sup.opts.NetworkIdleMax)))
 				return out, nil
 			}
-			return nil, &Error{Code: CodeTimeout, Msg: fmt.Sprintf("navigate to %s: the document did not load within the timeout", rawURL), Err: ctx.Err()}
+			return nil, &Error{Code: errcode.Timeout, Msg: fmt.Sprintf("navigate to %s: the document did not load within the timeout", rawURL), Err: ctx.Err()}
 		}
 	}
 }
@@ -954,7 +955,7 @@ func (t *Tab) evalJSON(ctx context.Context, expr string, out any) error {
 		return evalErr(err)
 	}
 	if res.ExceptionDetails != nil {
-		return &Error{Code: CodeScriptError, Msg: "page script error: " + exceptionText(res.ExceptionDetails)}
+		return &Error{Code: errcode.ScriptError, Msg: "page script error: " + exceptionText(res.ExceptionDetails)}
 	}
 	if out == nil || res.Result == nil {
 		return nil
@@ -984,7 +985,7 @@ const dialogHint = "Answer the dialog first: tab.acceptDialog(text?) or tab.dism
 // not do: "be acted on", "be observed") that a pending JavaScript dialog
 // blocks.
 func dialogBlocked(d *Dialog, doing string) *Error {
-	return &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("%s dialog is open (%q), and the page cannot %s until it is answered", d.Article(), d.Message, doing), Hint: dialogHint}
+	return &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("%s dialog is open (%q), and the page cannot %s until it is answered", d.Article(), d.Message, doing), Hint: dialogHint}
 }
 
 func exceptionText(d *runtime.ExceptionDetails) string {
@@ -1268,7 +1269,7 @@ func (t *Tab) Target() *chromedp.Target { return t.target }
 // JSON result (the cdp.send escape hatch). It honours the dialog rule.
 func (t *Tab) Send(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	if method == "" || !strings.Contains(method, ".") {
-		return nil, Errorf(CodeBadRequest, "invalid CDP method %q: use Domain.method", method)
+		return nil, Errorf(errcode.BadRequest, "invalid CDP method %q: use Domain.method", method)
 	}
 	if len(params) == 0 {
 		params = json.RawMessage("{}")
@@ -1285,7 +1286,7 @@ func (t *Tab) Send(ctx context.Context, method string, params json.RawMessage) (
 		if ctx.Err() != nil {
 			return nil, cdpErr(method, err)
 		}
-		return nil, &Error{Code: CodeBadRequest, Msg: fmt.Sprintf("cdp %s: %v", method, err), Err: err}
+		return nil, &Error{Code: errcode.BadRequest, Msg: fmt.Sprintf("cdp %s: %v", method, err), Err: err}
 	}
 	return out, nil
 }

@@ -15,6 +15,8 @@ import (
 	"github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
+
+	"github.com/tabpilot/tabpilot/errcode"
 )
 
 type actionTimeoutKey struct{}
@@ -62,7 +64,7 @@ func (t *Tab) locate(ctx context.Context, tg Target, o actOpts) (*element, float
 			return el, x, y, nil
 		}
 		var e *Error
-		if tg.ID == 0 && errors.As(err, &e) && e.Code == CodeElementNotFound && time.Now().Before(deadline) && ctx.Err() == nil {
+		if tg.ID == 0 && errors.As(err, &e) && e.Code == errcode.ElementNotFound && time.Now().Before(deadline) && ctx.Err() == nil {
 			continue // detached: find the selector's new element
 		}
 		return nil, 0, 0, err
@@ -90,7 +92,7 @@ type URLPattern struct {
 func ParseGlob(glob, base string) (URLPattern, error) {
 	p := URLPattern{Glob: glob, Base: base}
 	if strings.TrimSpace(glob) == "" {
-		return p, Errorf(CodeBadRequest, "empty URL pattern")
+		return p, Errorf(errcode.BadRequest, "empty URL pattern")
 	}
 	g := glob
 	if strings.HasPrefix(g, "/") && !strings.HasPrefix(g, "//") {
@@ -137,12 +139,12 @@ func globRegexp(g string) (*regexp.Regexp, error) {
 		}
 	}
 	if depth != 0 {
-		return nil, Errorf(CodeBadRequest, "URL pattern %q has an unclosed {", g)
+		return nil, Errorf(errcode.BadRequest, "URL pattern %q has an unclosed {", g)
 	}
 	b.WriteString("$")
 	re, err := regexp.Compile(b.String())
 	if err != nil {
-		return nil, Errorf(CodeBadRequest, "invalid URL pattern %q: %v", g, err)
+		return nil, Errorf(errcode.BadRequest, "invalid URL pattern %q: %v", g, err)
 	}
 	return re, nil
 }
@@ -189,7 +191,7 @@ func (t *Tab) WaitForURL(ctx context.Context, p URLPattern, waitUntil string) (s
 		waitUntil = "load"
 	case "load", "domcontentloaded", "commit":
 	default:
-		return "", Errorf(CodeBadRequest, "invalid waitUntil %q: use load, domcontentloaded or commit", waitUntil)
+		return "", Errorf(errcode.BadRequest, "invalid waitUntil %q: use load, domcontentloaded or commit", waitUntil)
 	}
 	navs, stop1 := t.target.Subscribe(page.FrameNavigated.Method)
 	defer stop1()
@@ -221,9 +223,9 @@ func (t *Tab) WaitForURL(ctx context.Context, p URLPattern, waitUntil string) (s
 			}
 		case <-tick.C:
 		case <-t.deadSig:
-			return "", &Error{Code: CodeNotAlive, Msg: "waitForUrl: the tab died: " + t.DeadReason(), Err: ErrNotAlive}
+			return "", &Error{Code: errcode.NotAlive, Msg: "waitForUrl: the tab died: " + t.DeadReason(), Err: ErrNotAlive}
 		case <-ctx.Done():
-			return "", &Error{Code: CodeTimeout, Msg: fmt.Sprintf("waitForUrl %s: the URL is still %s after the timeout", p, last), Err: ctx.Err()}
+			return "", &Error{Code: errcode.Timeout, Msg: fmt.Sprintf("waitForUrl %s: the URL is still %s after the timeout", p, last), Err: ctx.Err()}
 		}
 	}
 }
@@ -261,7 +263,7 @@ func (t *Tab) waitReadyState(ctx context.Context, waitUntil string) error {
 			return nil
 		}
 		if !sleepCtx(ctx, 50*time.Millisecond) {
-			return &Error{Code: CodeTimeout, Msg: "waitForUrl: the URL matched but the page did not finish loading within the timeout", Err: ctx.Err()}
+			return &Error{Code: errcode.Timeout, Msg: "waitForUrl: the URL matched but the page did not finish loading within the timeout", Err: ctx.Err()}
 		}
 	}
 }
@@ -338,7 +340,7 @@ func (w *ResponseWaiter) Wait(ctx context.Context) (*Response, error) {
 		select {
 		case raw, ok := <-w.sent:
 			if !ok {
-				return nil, &Error{Code: CodeNotAlive, Msg: "waitForResponse: the tab went away", Err: ErrNotAlive}
+				return nil, &Error{Code: errcode.NotAlive, Msg: "waitForResponse: the tab went away", Err: ErrNotAlive}
 			}
 			var ev network.EventRequestWillBeSent
 			if jsonv2.Unmarshal(raw, &ev) == nil && ev.Request != nil && len(methods) < 10000 {
@@ -346,7 +348,7 @@ func (w *ResponseWaiter) Wait(ctx context.Context) (*Response, error) {
 			}
 		case raw, ok := <-w.resp:
 			if !ok {
-				return nil, &Error{Code: CodeNotAlive, Msg: "waitForResponse: the tab went away", Err: ErrNotAlive}
+				return nil, &Error{Code: errcode.NotAlive, Msg: "waitForResponse: the tab went away", Err: ErrNotAlive}
 			}
 			if got != nil {
 				continue
@@ -374,7 +376,7 @@ func (w *ResponseWaiter) Wait(ctx context.Context) (*Response, error) {
 			}
 		case raw, ok := <-w.fin:
 			if !ok {
-				return nil, &Error{Code: CodeNotAlive, Msg: "waitForResponse: the tab went away", Err: ErrNotAlive}
+				return nil, &Error{Code: errcode.NotAlive, Msg: "waitForResponse: the tab went away", Err: ErrNotAlive}
 			}
 			var ev network.EventLoadingFinished
 			if jsonv2.Unmarshal(raw, &ev) != nil {
@@ -390,7 +392,7 @@ func (w *ResponseWaiter) Wait(ctx context.Context) (*Response, error) {
 			return got, nil
 		case raw, ok := <-w.fail:
 			if !ok {
-				return nil, &Error{Code: CodeNotAlive, Msg: "waitForResponse: the tab went away", Err: ErrNotAlive}
+				return nil, &Error{Code: errcode.NotAlive, Msg: "waitForResponse: the tab went away", Err: ErrNotAlive}
 			}
 			var ev network.EventLoadingFailed
 			if jsonv2.Unmarshal(raw, &ev) != nil {
@@ -404,13 +406,13 @@ func (w *ResponseWaiter) Wait(ctx context.Context) (*Response, error) {
 				ended[ev.RequestID] = "loading failed: " + ev.ErrorText
 			}
 		case <-w.t.deadSig:
-			return nil, &Error{Code: CodeNotAlive, Msg: "waitForResponse: the tab died: " + w.t.DeadReason(), Err: ErrNotAlive}
+			return nil, &Error{Code: errcode.NotAlive, Msg: "waitForResponse: the tab died: " + w.t.DeadReason(), Err: ErrNotAlive}
 		case <-ctx.Done():
 			if got != nil {
 				got.BodyError = "the body did not finish loading within the timeout"
 				return got, nil
 			}
-			return nil, &Error{Code: CodeTimeout, Msg: fmt.Sprintf("waitForResponse %s: no matching response within the timeout", w.p), Err: ctx.Err()}
+			return nil, &Error{Code: errcode.Timeout, Msg: fmt.Sprintf("waitForResponse %s: no matching response within the timeout", w.p), Err: ctx.Err()}
 		}
 	}
 }
@@ -472,7 +474,7 @@ func (t *Tab) WaitForState(ctx context.Context, tg Target, state string) (*Actio
 		state = "visible"
 	case "attached", "detached", "visible", "hidden":
 	default:
-		return nil, Errorf(CodeBadRequest, "invalid state %q: use attached, detached, visible or hidden", state)
+		return nil, Errorf(errcode.BadRequest, "invalid state %q: use attached, detached, visible or hidden", state)
 	}
 	if state == "visible" {
 		return t.WaitFor(ctx, tg)
@@ -481,9 +483,9 @@ func (t *Tab) WaitForState(ctx context.Context, tg Target, state string) (*Actio
 		el, err := t.resolve(ctx, tg)
 		var e *Error
 		if err != nil && ctx.Err() != nil {
-			return nil, &Error{Code: CodeTimeout, Msg: fmt.Sprintf("waitFor %s: not %s within the timeout", tg, state), Err: ctx.Err()}
+			return nil, &Error{Code: errcode.Timeout, Msg: fmt.Sprintf("waitFor %s: not %s within the timeout", tg, state), Err: ctx.Err()}
 		}
-		if err != nil && !(errors.As(err, &e) && e.Code == CodeStaleElement && (state == "detached" || state == "hidden")) {
+		if err != nil && !(errors.As(err, &e) && e.Code == errcode.StaleElement && (state == "detached" || state == "hidden")) {
 			return nil, err
 		}
 		present, visible := false, false
@@ -506,7 +508,7 @@ func (t *Tab) WaitForState(ctx context.Context, tg Target, state string) (*Actio
 		}
 		select {
 		case <-ctx.Done():
-			return nil, &Error{Code: CodeTimeout, Msg: fmt.Sprintf("waitFor %s: not %s within the timeout", desc, state), Err: ctx.Err()}
+			return nil, &Error{Code: errcode.Timeout, Msg: fmt.Sprintf("waitFor %s: not %s within the timeout", desc, state), Err: ctx.Err()}
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
@@ -544,7 +546,7 @@ func (t *Tab) WaitForLoadState(ctx context.Context, state string, idle time.Dura
 	switch state {
 	case "load", "domcontentloaded", "networkidle":
 	default:
-		return Errorf(CodeBadRequest, "invalid load state %q: use load, domcontentloaded or networkidle", state)
+		return Errorf(errcode.BadRequest, "invalid load state %q: use load, domcontentloaded or networkidle", state)
 	}
 	if idle <= 0 {
 		idle = DefaultIdle
@@ -581,7 +583,7 @@ func (t *Tab) WaitForLoadState(ctx context.Context, state string, idle time.Dura
 		case <-ctx.Done():
 			return t.loadStateTimeout(state, idle, time.Since(start), loading, dcl, nav, ctx.Err())
 		case <-t.deadSig:
-			return &Error{Code: CodeNotAlive, Msg: "waitForLoadState: the tab died: " + t.DeadReason(), Err: ErrNotAlive}
+			return &Error{Code: errcode.NotAlive, Msg: "waitForLoadState: the tab died: " + t.DeadReason(), Err: ErrNotAlive}
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
@@ -605,5 +607,5 @@ func (t *Tab) loadStateTimeout(state string, idle, waited time.Duration, loading
 			why = fmt.Sprintf("%d request(s) still pending: %s", n, list)
 		}
 	}
-	return &Error{Code: CodeTimeout, Msg: fmt.Sprintf("waitForLoadState %s: not reached after %v: %s", state, waited, why), Err: cause}
+	return &Error{Code: errcode.Timeout, Msg: fmt.Sprintf("waitForLoadState %s: not reached after %v: %s", state, waited, why), Err: cause}
 }
