@@ -1,7 +1,8 @@
 // Package api is the wire contract of tabpilot: the request and result types
-// every door (CLI, JSON-RPC, MCP, Go) speaks, and the stable error codes with
-// their hints. It imports the standard library only, so clients can use it
-// without pulling in a CDP stack.
+// every door (CLI, JSON-RPC, MCP, Go) speaks. The stable error codes in
+// details.error.code and their hints are errcode's. It imports the standard
+// library and errcode only, so clients can use it without pulling in a CDP
+// stack.
 //
 // A result is {"content": [...], "details": {...}, "isError": false}. Content
 // items are text ({"type":"text","text":…}) or images
@@ -12,6 +13,8 @@ package api
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/tabpilot/tabpilot/errcode"
 )
 
 // Content is one item of a result's content: text or a base64 image.
@@ -214,7 +217,7 @@ var Methods = []string{"open", "close", "run", "observe", "tabs", "screenshot", 
 	"hover", "select", "scroll", "wait", "back", "forward", "reload", "dialog", "upload"}
 
 // ErrorResult builds a failed result from an error code, message and hint.
-func ErrorResult(code Code, message string) *Result {
+func ErrorResult(code errcode.Code, message string) *Result {
 	return &Result{
 		Content: []Content{TextContent(string(code) + ": " + message)},
 		Details: map[string]any{"error": ErrorInfo{Code: code, Message: message, Hint: code.Hint()}},
@@ -224,9 +227,9 @@ func ErrorResult(code Code, message string) *Result {
 
 // ErrorInfo is details.error of a failed result.
 type ErrorInfo struct {
-	Code    Code   `json:"code"`
-	Message string `json:"message"`
-	Hint    string `json:"hint,omitempty"`
+	Code    errcode.Code `json:"code"`
+	Message string       `json:"message"`
+	Hint    string       `json:"hint,omitempty"`
 }
 
 // ErrorOf returns the details.error of a failed result, decoding it when the
@@ -243,11 +246,11 @@ func (r *Result) ErrorOf() *ErrorInfo {
 	default:
 		b, err := json.Marshal(v)
 		if err != nil {
-			return &ErrorInfo{Code: Internal, Message: r.Text()}
+			return &ErrorInfo{Code: errcode.Internal, Message: r.Text()}
 		}
 		var e ErrorInfo
 		if json.Unmarshal(b, &e) != nil || e.Code == "" {
-			return &ErrorInfo{Code: Internal, Message: r.Text()}
+			return &ErrorInfo{Code: errcode.Internal, Message: r.Text()}
 		}
 		return &e
 	}

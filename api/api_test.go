@@ -19,17 +19,6 @@ func TestTargetJSON(t *testing.T) {
 	}
 }
 
-func TestCodesHaveHints(t *testing.T) {
-	for _, c := range Codes {
-		if !c.Valid() || c.Hint() == "" {
-			t.Errorf("code %q has no hint", c)
-		}
-	}
-	if Code("nope").Valid() {
-		t.Error("an unknown code is valid")
-	}
-}
-
 // BenchmarkResultText joins the text of a run that called display 40,000
 // times (the CLI prints Text()).
 func BenchmarkResultText(b *testing.B) {

@@ -23,6 +23,8 @@ import (
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/remote"
+
+	"github.com/tabpilot/tabpilot/errcode"
 )
 
 // VersionInfo is the answer of a CDP endpoint's /json/version.
@@ -103,22 +105,22 @@ func httpEndpoint(raw string) (httpURL, wsURL string, err error) {
 // Connect attaches to a browser that runs already (the connected kind):
 // it waits up to 5 s for /json/version, then opens the browser's websocket.
 // Closing the handle only disconnects. Errors: *Error with
-// CodeAttachFailed.
+// errcode.AttachFailed.
 func Connect(parent, ctx context.Context, endpoint string, o *Options) (*Handle, error) {
 	httpURL, wsURL, err := httpEndpoint(endpoint)
 	if err != nil {
-		return nil, &Error{Code: CodeBadRequest, Msg: err.Error()}
+		return nil, &Error{Code: errcode.BadRequest, Msg: err.Error()}
 	}
 	if wsURL == "" {
 		v, err := waitVersion(ctx, httpURL, 5*time.Second, 150*time.Millisecond)
 		if err != nil {
-			return nil, &Error{Code: CodeAttachFailed, Msg: fmt.Sprintf("attach to %s: %v", endpoint, err), Err: err}
+			return nil, &Error{Code: errcode.AttachFailed, Msg: fmt.Sprintf("attach to %s: %v", endpoint, err), Err: err}
 		}
 		wsURL = v.WSURL
 	}
 	h, err := attach(parent, ctx, wsURL, o)
 	if err != nil {
-		return nil, &Error{Code: CodeAttachFailed, Msg: fmt.Sprintf("attach to %s: %v", endpoint, err), Err: err}
+		return nil, &Error{Code: errcode.AttachFailed, Msg: fmt.Sprintf("attach to %s: %v", endpoint, err), Err: err}
 	}
 	h.kind = Connected
 	h.key = Key{Kind: Connected, Endpoint: endpoint}
@@ -175,15 +177,15 @@ var absPath = regexp.MustCompile(`^/`)
 // exposes CDP already is reused; else processes of that path are stopped,
 // a free loopback port picked, and the app started with
 // --remote-debugging-port, waiting up to 30 s (polling every 150 ms) for
-// CDP. Errors: *Error with CodeBadRequest (path), CodeUnavailable (start),
-// CodeAttachFailed (no CDP).
+// CDP. Errors: *Error with errcode.BadRequest (path),
+// errcode.BrowserUnavailable (start), errcode.AttachFailed (no CDP).
 func Spawn(parent, ctx context.Context, path string, args []string, o *Options) (*Handle, error) {
 	if !absPath.MatchString(path) || filepath.Clean(path) != path {
-		return nil, &Error{Code: CodeBadRequest, Msg: fmt.Sprintf("app.path %q must be an absolute, clean executable path", path)}
+		return nil, &Error{Code: errcode.BadRequest, Msg: fmt.Sprintf("app.path %q must be an absolute, clean executable path", path)}
 	}
 	st, err := os.Stat(path)
 	if err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
-		return nil, &Error{Code: CodeBadRequest, Msg: fmt.Sprintf("app.path %q is not an executable file", path)}
+		return nil, &Error{Code: errcode.BadRequest, Msg: fmt.Sprintf("app.path %q is not an executable file", path)}
 	}
 	log := loggerOf(o)
 	var port int
@@ -204,13 +206,13 @@ func Spawn(parent, ctx context.Context, path string, args []string, o *Options) 
 		stopProcesses(processesOf(path), 5*time.Second)
 		port, err = freePort()
 		if err != nil {
-			return nil, &Error{Code: CodeUnavailable, Msg: fmt.Sprintf("pick a port for %s: %v", path, err), Err: err}
+			return nil, &Error{Code: errcode.BrowserUnavailable, Msg: fmt.Sprintf("pick a port for %s: %v", path, err), Err: err}
 		}
 		argv := append(append([]string{}, args...), fmt.Sprintf("--remote-debugging-port=%d", port), "--remote-debugging-address=127.0.0.1")
 		cmd := exec.Command(path, argv...)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		if err := cmd.Start(); err != nil {
-			return nil, &Error{Code: CodeUnavailable, Msg: fmt.Sprintf("start %s: %v", path, err), Err: err}
+			return nil, &Error{Code: errcode.BrowserUnavailable, Msg: fmt.Sprintf("start %s: %v", path, err), Err: err}
 		}
 		owned = cmd
 		go cmd.Wait() // reap
@@ -222,11 +224,11 @@ func Spawn(parent, ctx context.Context, path string, args []string, o *Options) 
 		if owned != nil {
 			_ = syscall.Kill(-owned.Process.Pid, syscall.SIGKILL)
 		}
-		return nil, &Error{Code: CodeAttachFailed, Msg: fmt.Sprintf("app %s: %v", path, err), Err: err}
+		return nil, &Error{Code: errcode.AttachFailed, Msg: fmt.Sprintf("app %s: %v", path, err), Err: err}
 	}
 	h, err := attach(parent, ctx, v.WSURL, o)
 	if err != nil {
-		return nil, &Error{Code: CodeAttachFailed, Msg: fmt.Sprintf("attach to app %s: %v", path, err), Err: err}
+		return nil, &Error{Code: errcode.AttachFailed, Msg: fmt.Sprintf("attach to app %s: %v", path, err), Err: err}
 	}
 	h.kind, h.key, h.appPath = Spawned, Key{Kind: Spawned, Path: path}, path
 	if owned != nil {
@@ -369,13 +371,13 @@ func (h *Handle) Pages(ctx context.Context) ([]Page, error) {
 // want (case-insensitively), or without
 // want the first page that is not a DevTools, background or service-worker
 // page (else the first page). skip lists pages other tabs hold already.
-// Errors: *Error with CodeTargetNotFound listing the pages.
+// Errors: *Error with errcode.TargetNotFound listing the pages.
 func PickPage(pages []Page, want string, skip map[target.ID]bool) (Page, error) {
 	lw := strings.ToLower(want)
 	for _, p := range pages {
 		if want != "" && string(p.ID) == want {
 			if skip[p.ID] {
-				return Page{}, &Error{Code: CodeTargetNotFound, Msg: fmt.Sprintf("page %s (%q %s) is held by another tab already", p.ID, p.Title, p.URL)}
+				return Page{}, &Error{Code: errcode.TargetNotFound, Msg: fmt.Sprintf("page %s (%q %s) is held by another tab already", p.ID, p.Title, p.URL)}
 			}
 			return p, nil
 		}
@@ -413,7 +415,7 @@ func PickPage(pages []Page, want string, skip map[target.ID]bool) (Page, error) 
 	if want != "" {
 		msg = fmt.Sprintf("no page whose URL or title contains %q", want)
 	}
-	return Page{}, &Error{Code: CodeTargetNotFound, Msg: msg + "; available pages: " + strings.Join(list, "; ")}
+	return Page{}, &Error{Code: errcode.TargetNotFound, Msg: msg + "; available pages: " + strings.Join(list, "; ")}
 }
 
 // ErrProfileInUse is wrapped when a profile directory is locked by a live
@@ -438,7 +440,7 @@ func checkProfile(dir string) error {
 	}
 	host, _ := os.Hostname()
 	if link[:i] != host {
-		return &Error{Code: CodeUnavailable, Msg: fmt.Sprintf("profile %s is locked by a browser on host %s (pid %d)", dir, link[:i], pid), Err: ErrProfileInUse,
+		return &Error{Code: errcode.BrowserUnavailable, Msg: fmt.Sprintf("profile %s is locked by a browser on host %s (pid %d)", dir, link[:i], pid), Err: ErrProfileInUse,
 			Hint: "Close that browser, or use another --profile directory."}
 	}
 	if syscall.Kill(pid, 0) != nil || zombie(pid) {
@@ -453,6 +455,6 @@ func checkProfile(dir string) error {
 	if len(cmd) > 120 {
 		cmd = cmd[:117] + "..."
 	}
-	return &Error{Code: CodeUnavailable, Msg: fmt.Sprintf("profile %s is in use by process %d (%s)", dir, pid, cmd), Err: ErrProfileInUse,
+	return &Error{Code: errcode.BrowserUnavailable, Msg: fmt.Sprintf("profile %s is in use by process %d (%s)", dir, pid, cmd), Err: ErrProfileInUse,
 		Hint: "Close that browser, or use another --profile directory."}
 }

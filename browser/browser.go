@@ -29,6 +29,8 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
+
+	"github.com/tabpilot/tabpilot/errcode"
 )
 
 // Kind is how tabpilot reaches a browser.
@@ -144,7 +146,7 @@ func (h *Handle) Context() context.Context { return h.ctx }
 // closed and ctx's error returned.
 func (h *Handle) NewTab(ctx context.Context, opts ...chromedp.ContextOption) (context.Context, context.CancelFunc, error) {
 	if !h.Alive() {
-		return nil, nil, &Error{Code: CodeNotAlive, Msg: "the browser is gone"}
+		return nil, nil, &Error{Code: errcode.NotAlive, Msg: "the browser is gone"}
 	}
 	if len(opts) == 0 && h.first != "" && h.firstTaken.CompareAndSwap(false, true) {
 		tctx, cancel, err := h.NewTab(ctx, chromedp.WithTargetID(h.first))
@@ -169,7 +171,7 @@ func (h *Handle) NewTab(ctx context.Context, opts ...chromedp.ContextOption) (co
 		return nil, nil, fmt.Errorf("create tab: %w", ctx.Err())
 	case <-h.done:
 		cancel()
-		return nil, nil, &Error{Code: CodeNotAlive, Msg: "the browser went away while creating a tab"}
+		return nil, nil, &Error{Code: errcode.NotAlive, Msg: "the browser went away while creating a tab"}
 	}
 }
 
@@ -217,8 +219,8 @@ func (h *Handle) killGroup() {
 // the browser hangs below (the supervisor's, never a request's); ctx bounds
 // only the launch.
 //
-// Errors: *Error with CodeUnavailable when no executable is found or it
-// fails to start.
+// Errors: *Error with errcode.BrowserUnavailable when no executable is
+// found or it fails to start.
 func Launch(parent, ctx context.Context, o *Options) (*Handle, error) {
 	var opts Options
 	if o != nil {
@@ -249,7 +251,7 @@ func Launch(parent, ctx context.Context, o *Options) (*Handle, error) {
 	}
 	if opts.ProfileDir != "" {
 		if err := os.MkdirAll(opts.ProfileDir, 0o700); err != nil {
-			return nil, &Error{Code: CodeUnavailable, Msg: fmt.Sprintf("profile %s: %v", opts.ProfileDir, err), Err: err}
+			return nil, &Error{Code: errcode.BrowserUnavailable, Msg: fmt.Sprintf("profile %s: %v", opts.ProfileDir, err), Err: err}
 		}
 		if err := checkProfile(opts.ProfileDir); err != nil {
 			return nil, err
@@ -290,7 +292,7 @@ func Launch(parent, ctx context.Context, o *Options) (*Handle, error) {
 	if err != nil {
 		bcancel()
 		allocCancel()
-		return nil, &Error{Code: CodeUnavailable, Msg: fmt.Sprintf("launch %s: %v", exe, err), Err: err}
+		return nil, &Error{Code: errcode.BrowserUnavailable, Msg: fmt.Sprintf("launch %s: %v", exe, err), Err: err}
 	}
 	c := chromedp.FromContext(bctx)
 	if p := c.Browser.Process(); p != nil {
@@ -378,12 +380,13 @@ var candidates = []string{
 // Find returns the Chromium executable: explicit when non-empty (it must
 // exist and be executable), else the first of chromium, chromium-browser,
 // google-chrome, google-chrome-stable on PATH, then their usual paths.
-// Errors: *Error with CodeUnavailable, whose hint says how to install it.
+// Errors: *Error with errcode.BrowserUnavailable, whose hint (the code's)
+// says how to install it.
 func Find(explicit string) (string, error) {
 	if explicit != "" {
 		p, err := exec.LookPath(explicit)
 		if err != nil {
-			return "", &Error{Code: CodeUnavailable, Msg: fmt.Sprintf("chromium executable %q not usable: %v", explicit, err), Err: ErrNoBrowser}
+			return "", &Error{Code: errcode.BrowserUnavailable, Msg: fmt.Sprintf("chromium executable %q not usable: %v", explicit, err), Err: ErrNoBrowser}
 		}
 		return p, nil
 	}
@@ -394,7 +397,7 @@ func Find(explicit string) (string, error) {
 			}
 		}
 	}
-	return "", &Error{Code: CodeUnavailable, Msg: "no Chromium found (tried chromium, chromium-browser, google-chrome, google-chrome-stable)", Err: ErrNoBrowser}
+	return "", &Error{Code: errcode.BrowserUnavailable, Msg: "no Chromium found (tried chromium, chromium-browser, google-chrome, google-chrome-stable)", Err: ErrNoBrowser}
 }
 
 // IsLost reports whether err means the browser connection is gone.

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/target"
+
+	"github.com/tabpilot/tabpilot/errcode"
 )
 
 func TestFind(t *testing.T) {
@@ -21,7 +23,7 @@ func TestFind(t *testing.T) {
 		t.Fatal("Find of a missing path succeeded")
 	} else {
 		var e *Error
-		if !errors.As(err, &e) || e.ErrorCode() != CodeUnavailable || !strings.Contains(e.ErrorHint(), "apt-get install") {
+		if !errors.As(err, &e) || e.ErrorCode() != errcode.BrowserUnavailable || !strings.Contains(e.ErrorCode().Hint(), "apt-get install") {
 			t.Fatalf("err = %#v", err)
 		}
 	}
@@ -97,7 +99,7 @@ func TestPickPage(t *testing.T) {
 	}
 	_, err := PickPage(pages, "mail", nil)
 	var e *Error
-	if !errors.As(err, &e) || e.Code != CodeTargetNotFound || !strings.Contains(e.Msg, "Inbox") {
+	if !errors.As(err, &e) || e.Code != errcode.TargetNotFound || !strings.Contains(e.Msg, "Inbox") {
 		t.Errorf("missing = %v", err)
 	}
 	only := []Page{{ID: "9", URL: "devtools://x", Title: "DevTools"}}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+
+	"github.com/tabpilot/tabpilot/errcode"
 )
 
 // Key identifies a browser in the Registry: its kind, and the executable
@@ -128,7 +130,7 @@ func (r *Registry) open(ctx context.Context, key Key, args []string) (*Handle, e
 	case Spawned:
 		return Spawn(r.parent, ctx, key.Path, args, &r.opts)
 	default:
-		return nil, &Error{Code: CodeBadRequest, Msg: fmt.Sprintf("unknown browser kind %q", key.Kind)}
+		return nil, &Error{Code: errcode.BadRequest, Msg: fmt.Sprintf("unknown browser kind %q", key.Kind)}
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/dop251/goja/ast"
 	"github.com/dop251/goja/parser"
+	"github.com/tabpilot/tabpilot/errcode"
 )
 
 // ActionResult reports what an action did.
@@ -65,7 +66,7 @@ func (t *Tab) Scroll(ctx context.Context, dx, dy float64) (*ScrollResult, error)
 		return nil, cdpErr("scroll", err)
 	}
 	if snap.Result == nil || snap.Result.ObjectID == "" {
-		return nil, Errorf(CodeScriptError, "scroll: the page's scroll positions could not be read")
+		return nil, Errorf(errcode.ScriptError, "scroll: the page's scroll positions could not be read")
 	}
 	return t.scrolled(ctx, t.target, snap.Result.ObjectID)
 }
@@ -91,7 +92,7 @@ func (t *Tab) scrolled(ctx context.Context, sess *chromedp.Target, snap runtime.
 		return nil, evalErr(err)
 	}
 	if res.ExceptionDetails != nil {
-		return nil, Errorf(CodeScriptError, "scroll: %s", exceptionText(res.ExceptionDetails))
+		return nil, Errorf(errcode.ScriptError, "scroll: %s", exceptionText(res.ExceptionDetails))
 	}
 	var r ScrollResult
 	if res.Result != nil {
@@ -130,7 +131,7 @@ func (t *Tab) WaitFor(ctx context.Context, tg Target) (*ActionResult, error) {
 		}
 		break
 	}
-	return nil, &Error{Code: CodeTimeout, Msg: fmt.Sprintf("waitFor %s: not visible within the timeout", tg), Err: ctx.Err()}
+	return nil, &Error{Code: errcode.Timeout, Msg: fmt.Sprintf("waitFor %s: not visible within the timeout", tg), Err: ctx.Err()}
 }
 
 // Evaluate runs JavaScript source in the page's main world and returns its
@@ -161,15 +162,15 @@ func (t *Tab) Evaluate(ctx context.Context, fnSource string, args []any) (json.R
 	})
 	if err != nil {
 		if m := err.Error(); strings.Contains(m, "Object reference chain is too long") || strings.Contains(m, "could not be returned by value") || strings.Contains(m, "couldn't be returned by value") {
-			return nil, &Error{Code: CodeScriptError, Msg: "evaluate: the result cannot be returned as JSON: it holds a cycle, or a DOM object such as window or an element; return plain data (el.textContent, {x: r.x})"}
+			return nil, &Error{Code: errcode.ScriptError, Msg: "evaluate: the result cannot be returned as JSON: it holds a cycle, or a DOM object such as window or an element; return plain data (el.textContent, {x: r.x})"}
 		}
 		if errors.Is(err, context.DeadlineExceeded) {
-			return nil, &Error{Code: CodeTimeout, Msg: "evaluate: the page's script had not returned (a promise that never settles, or code still running)", Err: err}
+			return nil, &Error{Code: errcode.Timeout, Msg: "evaluate: the page's script had not returned (a promise that never settles, or code still running)", Err: err}
 		}
 		return nil, evalErr(err)
 	}
 	if res.ExceptionDetails != nil {
-		return nil, &Error{Code: CodeScriptError, Msg: "evaluate: " + exceptionText(res.ExceptionDetails)}
+		return nil, &Error{Code: errcode.ScriptError, Msg: "evaluate: " + exceptionText(res.ExceptionDetails)}
 	}
 	if res.Result == nil || len(res.Result.Value) == 0 {
 		return json.RawMessage("null"), nil
@@ -196,7 +197,7 @@ func evalExpression(src string, args []any) (expr string, repl bool, err error) 
 	a := []byte("[]")
 	if args != nil {
 		if a, err = json.Marshal(args); err != nil {
-			return "", false, Errorf(CodeBadRequest, "evaluate: arguments are not JSON-serialisable: %v", err)
+			return "", false, Errorf(errcode.BadRequest, "evaluate: arguments are not JSON-serialisable: %v", err)
 		}
 	}
 	body := strings.TrimRight(src, "; \t\r\n")
@@ -222,7 +223,7 @@ func evalExpression(src string, args []any) (expr string, repl bool, err error) 
 	case kind == "function" || kind == "unknown" && len(args) > 0:
 		return fmt.Sprintf("(%s\n)(...%s)", body, a), false, nil
 	case len(args) > 0:
-		return "", false, Errorf(CodeBadRequest, "evaluate: %d argument(s) given, but the source is not a function; give one such as (a, b) => …", len(args))
+		return "", false, Errorf(errcode.BadRequest, "evaluate: %d argument(s) given, but the source is not a function; give one such as (a, b) => …", len(args))
 	case kind == "expression":
 		return fmt.Sprintf("(async () => (%s\n))()", body), false, nil
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/tabpilot/tabpilot/browser"
+	"github.com/tabpilot/tabpilot/errcode"
 )
 
 // start creates the tab's browser (via the registry) and page target, and
@@ -100,7 +101,7 @@ func (t *Tab) start(ctx context.Context, o *OpenOptions) error {
 func (t *Tab) attachPage(ctx context.Context, h *browser.Handle, o *OpenOptions) (context.Context, context.CancelFunc, error) {
 	pages, err := h.Pages(ctx)
 	if err != nil {
-		return nil, nil, &Error{Code: CodeNotAlive, Msg: "list pages: " + err.Error(), Err: err}
+		return nil, nil, &Error{Code: errcode.NotAlive, Msg: "list pages: " + err.Error(), Err: err}
 	}
 	want := ""
 	if o.App != nil {
@@ -136,9 +137,9 @@ func heldErr(p browser.Page, err error) error {
 	hint := "Answer the dialog in the browser window (or wait for the page's script), then open the tab again; or pick another page: tabpilot tabs lists the browser's pages with their target ids, and tabpilot open --cdp-url URL --target ID attaches to one."
 	if he.Dialog != nil {
 		d := &Dialog{Type: he.Dialog.Type, Message: he.Dialog.Message}
-		return &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("%s is blocked by %s dialog (%q): it answers nothing until the dialog is closed", page, d.Article(), d.Message), Hint: hint, Err: err}
+		return &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("%s is blocked by %s dialog (%q): it answers nothing until the dialog is closed", page, d.Article(), d.Message), Hint: hint, Err: err}
 	}
-	return &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("%s is blocked: it did not answer within %v, which is what a JavaScript dialog (alert, confirm, prompt) open on it does (or a script that never yields); tabpilot did not attach to it", page, he.Wait), Hint: hint, Err: err}
+	return &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("%s is blocked: it did not answer within %v, which is what a JavaScript dialog (alert, confirm, prompt) open on it does (or a script that never yields); tabpilot did not attach to it", page, he.Wait), Hint: hint, Err: err}
 }
 
 // settleBorrowed waits, at most limit, for a page we attached to in the

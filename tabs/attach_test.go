@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tabpilot/tabpilot/errcode"
 	"github.com/tabpilot/tabpilot/tabs"
 	"net/http"
 	"net/url"
@@ -163,7 +164,7 @@ func TestAttachedBrowserPages(t *testing.T) {
 	start = time.Now()
 	_, err = s.Open(ctx, tabs.OpenOptions{Name: "held", App: &tabs.App{CDPURL: ub.endpoint, Target: held}})
 	var te *tabs.Error
-	if !errors.As(err, &te) || te.Code != tabs.CodeNotActionable || !strings.Contains(te.Msg, "blocked") || !strings.Contains(te.Msg, held) || !strings.Contains(te.Hint, "--target") {
+	if !errors.As(err, &te) || te.Code != errcode.NotActionable || !strings.Contains(te.Msg, "blocked") || !strings.Contains(te.Msg, held) || !strings.Contains(te.Hint, "--target") {
 		t.Fatalf("open on the page an alert holds: %#v", err)
 	}
 	if d := time.Since(start); d > 5*time.Second {

@@ -10,6 +10,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
 
+	"github.com/tabpilot/tabpilot/errcode"
 	"github.com/tabpilot/tabpilot/render"
 )
 
@@ -103,7 +104,7 @@ func (t *Tab) Screenshot(ctx context.Context, o ScreenshotOptions) (*Screenshot,
 			return nil, err
 		}
 		if r.W < 1 || r.H < 1 {
-			return nil, &Error{Code: CodeNotActionable, Msg: "the element has no size to capture"}
+			return nil, &Error{Code: errcode.NotActionable, Msg: "the element has no size to capture"}
 		}
 		p.Clip = &page.Viewport{X: r.X, Y: r.Y, Width: r.W, Height: r.H, Scale: 1}
 		p.CaptureBeyondViewport = new(true)
@@ -163,7 +164,7 @@ func (t *Tab) Screenshot(ctx context.Context, o ScreenshotOptions) (*Screenshot,
 		dest, err := render.SaveScreenshot(res.Data, &render.SaveOptions{Path: o.Save, Dir: t.sup.opts.ScreenshotDir})
 		if err != nil {
 			if o.Save != "" {
-				return nil, Errorf(CodeBadRequest, "save screenshot to %q: %v", o.Save, err)
+				return nil, Errorf(errcode.BadRequest, "save screenshot to %q: %v", o.Save, err)
 			}
 			return nil, fmt.Errorf("save screenshot: %w", err)
 		}
@@ -194,7 +195,7 @@ func (t *Tab) Extract(ctx context.Context, format string) (*render.Extraction, e
 		format = "markdown"
 	case "markdown", "text", "html":
 	default:
-		return nil, Errorf(CodeBadRequest, "unknown extract format %q: use markdown, text or html", format)
+		return nil, Errorf(errcode.BadRequest, "unknown extract format %q: use markdown, text or html", format)
 	}
 	var html string
 	if err := t.evalJSON(ctx, flattenJS, &html); err != nil {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tabpilot/tabpilot/browser"
+	"github.com/tabpilot/tabpilot/errcode"
 	"github.com/tabpilot/tabpilot/internal/testenv"
 	"github.com/tabpilot/tabpilot/tabs"
 	"github.com/tabpilot/tabpilot/tabs/observe"
@@ -209,10 +210,10 @@ func chaosPage(t *testing.T, s *tabs.Supervisor, base, u string, c *chaosCounts)
 	fail := func(step string, err error) {
 		var e *tabs.Error
 		switch {
-		case errors.As(err, &e) && e.Code == tabs.CodeTimeout:
+		case errors.As(err, &e) && e.Code == errcode.Timeout:
 			c.timeouts++
 			t.Errorf("%s: %s: %v", path, step, err)
-		case errors.As(err, &e) && e.Code == tabs.CodeNotAlive:
+		case errors.As(err, &e) && e.Code == errcode.NotAlive:
 			// Counted by the supervisor (crash or kill); said here.
 			t.Errorf("%s: %s: %v", path, step, err)
 		case own:

@@ -7,6 +7,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
+	"github.com/tabpilot/tabpilot/errcode"
 )
 
 func (t *Tab) mouse(ctx context.Context, typ input.DispatchMouseEventType, x, y float64, clicks int64) error {
@@ -114,7 +115,7 @@ func (t *Tab) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionResu
 		// virtualised list re-rendering after the scroll, is found again.)
 		var e *Error
 		if o.quick && errors.As(err, &e) && ctx.Err() == nil &&
-			(e.Code == CodeNotActionable || (e.Code == CodeElementNotFound && tg.ID == 0)) {
+			(e.Code == errcode.NotActionable || (e.Code == errcode.ElementNotFound && tg.ID == 0)) {
 			o.quick = false
 			continue
 		}
@@ -166,9 +167,9 @@ func (t *Tab) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionResu
 			return nil, true, nil
 		}
 		if got.By != "" {
-			return nil, false, &Error{Code: CodeNotActionable, Msg: el.desc + " did not receive the click: " + got.By + " was on top of it at that moment, and tabpilot stopped the click from reaching it"}
+			return nil, false, &Error{Code: errcode.NotActionable, Msg: el.desc + " did not receive the click: " + got.By + " was on top of it at that moment, and tabpilot stopped the click from reaching it"}
 		}
-		return nil, false, &Error{Code: CodeNotActionable, Msg: el.desc + " did not receive the click event (a page listener stopped it before it got there, or another element took it)"}
+		return nil, false, &Error{Code: errcode.NotActionable, Msg: el.desc + " did not receive the click event (a page listener stopped it before it got there, or another element took it)"}
 	}
 	// The check's reply, on the top page's session, came after the events
 	// the renderer sent before it.

@@ -15,6 +15,8 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/storage"
 	"github.com/chromedp/chromedp"
+
+	"github.com/tabpilot/tabpilot/errcode"
 )
 
 // Cookie is a browser cookie, in the shape of Playwright's storage state.
@@ -93,20 +95,20 @@ func sameSite(s string) (network.CookieSameSite, error) {
 	case "none":
 		return network.CookieSameSiteNone, nil
 	}
-	return "", Errorf(CodeBadRequest, "invalid sameSite %q: use Strict, Lax or None", s)
+	return "", Errorf(errcode.BadRequest, "invalid sameSite %q: use Strict, Lax or None", s)
 }
 
 // cookieParam checks a cookie to set: a name, and a url or a domain.
 func cookieParam(c Cookie) (*network.CookieParam, error) {
 	if c.Name == "" {
-		return nil, Errorf(CodeBadRequest, "a cookie needs a name")
+		return nil, Errorf(errcode.BadRequest, "a cookie needs a name")
 	}
 	if c.URL == "" && c.Domain == "" {
-		return nil, Errorf(CodeBadRequest, "cookie %q needs a url or a domain", c.Name)
+		return nil, Errorf(errcode.BadRequest, "cookie %q needs a url or a domain", c.Name)
 	}
 	if c.URL != "" {
 		if u, err := url.Parse(c.URL); err != nil || u.Scheme == "" || u.Host == "" {
-			return nil, Errorf(CodeBadRequest, "cookie %q: invalid url %q", c.Name, c.URL)
+			return nil, Errorf(errcode.BadRequest, "cookie %q: invalid url %q", c.Name, c.URL)
 		}
 	}
 	ss, err := sameSite(c.SameSite)
@@ -140,7 +142,7 @@ func (t *Tab) SetCookie(ctx context.Context, c Cookie) error {
 		if ctx.Err() != nil {
 			return cdpErr("set cookie", err)
 		}
-		return Errorf(CodeBadRequest, "the browser refused cookie %q: %v", c.Name, err)
+		return Errorf(errcode.BadRequest, "the browser refused cookie %q: %v", c.Name, err)
 	}
 	return nil
 }
@@ -164,10 +166,10 @@ func (t *Tab) SetHeaders(ctx context.Context, headers map[string]string) error {
 	ua := ""
 	for k, v := range headers {
 		if k == "" || strings.ContainsAny(k, " \t\r\n:()<>@,;\\\"/[]?={}") {
-			return Errorf(CodeBadRequest, "invalid header name %q", k)
+			return Errorf(errcode.BadRequest, "invalid header name %q", k)
 		}
 		if strings.ContainsAny(v, "\r\n") {
-			return Errorf(CodeBadRequest, "header %s: the value has a line break", k)
+			return Errorf(errcode.BadRequest, "header %s: the value has a line break", k)
 		}
 		if strings.EqualFold(k, "User-Agent") {
 			ua = v
@@ -255,7 +257,7 @@ func (t *Tab) SetStorageState(ctx context.Context, raw json.RawMessage) error {
 	var st StorageState
 	dec := json.NewDecoder(strings.NewReader(string(raw)))
 	if err := dec.Decode(&st); err != nil {
-		return Errorf(CodeBadRequest, "invalid storage state: %v (want {cookies: [...], origins: [{origin, localStorage: [{name, value}]}]})", err)
+		return Errorf(errcode.BadRequest, "invalid storage state: %v (want {cookies: [...], origins: [{origin, localStorage: [{name, value}]}]})", err)
 	}
 	var params []*network.CookieParam
 	for _, c := range st.Cookies {
@@ -270,7 +272,7 @@ func (t *Tab) SetStorageState(ctx context.Context, raw json.RawMessage) error {
 			if ctx.Err() != nil {
 				return cdpErr("set cookies", err)
 			}
-			return Errorf(CodeBadRequest, "the browser refused the storage state's cookies: %v", err)
+			return Errorf(errcode.BadRequest, "the browser refused the storage state's cookies: %v", err)
 		}
 	}
 	t.x.mu.Lock()
@@ -284,7 +286,7 @@ func (t *Tab) SetStorageState(ctx context.Context, raw json.RawMessage) error {
 	for _, o := range st.Origins {
 		u, err := url.Parse(o.Origin)
 		if err != nil || u.Scheme == "" || u.Host == "" {
-			return Errorf(CodeBadRequest, "invalid storage state origin %q: use scheme://host[:port]", o.Origin)
+			return Errorf(errcode.BadRequest, "invalid storage state origin %q: use scheme://host[:port]", o.Origin)
 		}
 		origin := u.Scheme + "://" + u.Host
 		for _, it := range o.LocalStorage {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
+	"github.com/tabpilot/tabpilot/errcode"
 )
 
 // Dialog is a JavaScript dialog (alert, confirm, prompt, beforeunload)
@@ -90,7 +91,7 @@ func (t *Tab) HandledDialogs() []Dialog {
 func (t *Tab) HandleDialog(ctx context.Context, accept bool, promptText *string) error {
 	d := t.PendingDialog()
 	if d == nil {
-		return &Error{Code: CodeBadRequest, Msg: fmt.Sprintf("no dialog is open on tab %q", t.name),
+		return &Error{Code: errcode.BadRequest, Msg: fmt.Sprintf("no dialog is open on tab %q", t.name),
 			Hint: "Answer a dialog only while one is open: tab.dialog() returns it, or null; an action that opens one returns it in its result (dialog)."}
 	}
 	p := page.HandleJavaScriptDialogParams{Accept: accept}
@@ -159,5 +160,5 @@ const dialogHint = "Answer the dialog first: tab.acceptDialog(text?) or tab.dism
 // not do: "be acted on", "be observed") that a pending JavaScript dialog
 // blocks.
 func dialogBlocked(d *Dialog, doing string) *Error {
-	return &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("%s dialog is open (%q), and the page cannot %s until it is answered", d.Article(), d.Message, doing), Hint: dialogHint}
+	return &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("%s dialog is open (%q), and the page cannot %s until it is answered", d.Article(), d.Message, doing), Hint: dialogHint}
 }

@@ -14,6 +14,8 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
+
+	"github.com/tabpilot/tabpilot/errcode"
 )
 
 // Download is a file the tab's page downloaded (Browser.downloadWillBegin
@@ -75,7 +77,7 @@ func (s *Supervisor) DownloadDir() (string, error) {
 // first Open: tabs opened earlier keep the old one.
 func (s *Supervisor) SetDownloadDir(dir string) error {
 	if !filepath.IsAbs(dir) {
-		return Errorf(CodeBadRequest, "download directory %q is not an absolute path", dir)
+		return Errorf(errcode.BadRequest, "download directory %q is not an absolute path", dir)
 	}
 	dlDirsMu.Lock()
 	dlDirs[s] = filepath.Clean(dir)
@@ -311,7 +313,7 @@ func (w *DownloadWaiter) Wait(ctx context.Context) (*Download, error) {
 			if began {
 				msg = "waitForDownload: the download did not finish within the timeout"
 			}
-			return nil, &Error{Code: CodeTimeout, Msg: msg, Err: ctx.Err()}
+			return nil, &Error{Code: errcode.Timeout, Msg: msg, Err: ctx.Err()}
 		}
 	}
 }

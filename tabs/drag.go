@@ -10,6 +10,8 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/tabpilot/tabpilot/errcode"
 )
 
 // Point is a position in the tab's viewport, in CSS pixels.
@@ -80,15 +82,15 @@ func (t *Tab) Drag(ctx context.Context, from, to DragEnd, o DragOptions) (*Actio
 		steps = DefaultDragSteps
 	}
 	if (from.Target == nil && from.Point == nil) || (to.Target == nil && to.Point == nil) {
-		return nil, Errorf(CodeBadRequest, "drag needs two ends: element targets or {x, y} points")
+		return nil, Errorf(errcode.BadRequest, "drag needs two ends: element targets or {x, y} points")
 	}
 	switch o.Position {
 	case "", "center", "before", "after":
 	default:
-		return nil, Errorf(CodeBadRequest, "drag: unknown position %q: use \"before\", \"after\" or \"center\"", o.Position)
+		return nil, Errorf(errcode.BadRequest, "drag: unknown position %q: use \"before\", \"after\" or \"center\"", o.Position)
 	}
 	if to.Target == nil && (o.Offset != nil || (o.Position != "" && o.Position != "center")) {
-		return nil, Errorf(CodeBadRequest, "drag: position and offset place the end on a to element, not on a point")
+		return nil, Errorf(errcode.BadRequest, "drag: position and offset place the end on a to element, not on a point")
 	}
 	var fx, fy, tx, ty float64
 	var fromEl *element
@@ -131,9 +133,9 @@ func (t *Tab) Drag(ctx context.Context, from, to DragEnd, o DragOptions) (*Actio
 	for _, p := range [][2]float64{{fx, fy}, {tx, ty}} {
 		if !inside(p[0], p[1], vw, vh) {
 			if from.Point != nil || to.Point != nil {
-				return nil, Errorf(CodeBadRequest, "drag from %s to %s: the point (%g, %g) is outside the %gx%g viewport", from, to, p[0], p[1], vw, vh)
+				return nil, Errorf(errcode.BadRequest, "drag from %s to %s: the point (%g, %g) is outside the %gx%g viewport", from, to, p[0], p[1], vw, vh)
 			}
-			return nil, &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("drag from %s to %s: the two do not fit in the viewport at once; scroll or use points", from, to)}
+			return nil, &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("drag from %s to %s: the two do not fit in the viewport at once; scroll or use points", from, to)}
 		}
 	}
 	nav := t.navMark()
@@ -218,7 +220,7 @@ func (t *Tab) viewportSize(ctx context.Context) (float64, float64) {
 func (t *Tab) center(ctx context.Context, el *element) (float64, float64, error) {
 	q, err := t.contentQuads(ctx, el)
 	if err != nil || len(q.Quads) == 0 || len(q.Quads[0]) != 8 {
-		return 0, 0, &Error{Code: CodeNotActionable, Msg: el.desc + " has no layout box (hidden or detached)"}
+		return 0, 0, &Error{Code: errcode.NotActionable, Msg: el.desc + " has no layout box (hidden or detached)"}
 	}
 	var x, y float64
 	for i := 0; i < 8; i += 2 {
@@ -226,7 +228,7 @@ func (t *Tab) center(ctx context.Context, el *element) (float64, float64, error)
 		y += q.Quads[0][i+1] / 4
 	}
 	if math.IsNaN(x) || math.IsNaN(y) {
-		return 0, 0, &Error{Code: CodeNotActionable, Msg: el.desc + " has no layout box"}
+		return 0, 0, &Error{Code: errcode.NotActionable, Msg: el.desc + " has no layout box"}
 	}
 	return x, y, nil
 }
@@ -237,7 +239,7 @@ func (t *Tab) center(ctx context.Context, el *element) (float64, float64, error)
 func (t *Tab) bounds(ctx context.Context, el *element) (x0, y0, x1, y1 float64, err error) {
 	q, err := t.contentQuads(ctx, el)
 	if err != nil || len(q.Quads) == 0 || len(q.Quads[0]) != 8 {
-		return 0, 0, 0, 0, &Error{Code: CodeNotActionable, Msg: el.desc + " has no layout box (hidden or detached)"}
+		return 0, 0, 0, 0, &Error{Code: errcode.NotActionable, Msg: el.desc + " has no layout box (hidden or detached)"}
 	}
 	b := q.Quads[0]
 	x0, y0, x1, y1 = b[0], b[1], b[0], b[1]
@@ -246,7 +248,7 @@ func (t *Tab) bounds(ctx context.Context, el *element) (x0, y0, x1, y1 float64, 
 		y0, y1 = min(y0, b[i+1]), max(y1, b[i+1])
 	}
 	if math.IsNaN(x0+y0+x1+y1) || x1 <= x0 || y1 <= y0 {
-		return 0, 0, 0, 0, &Error{Code: CodeNotActionable, Msg: el.desc + " has no layout box"}
+		return 0, 0, 0, 0, &Error{Code: errcode.NotActionable, Msg: el.desc + " has no layout box"}
 	}
 	return x0, y0, x1, y1, nil
 }
@@ -300,7 +302,7 @@ func (t *Tab) ScrollAt(ctx context.Context, tg Target, dx, dy float64) (*ScrollR
 		return nil, evalErr(err)
 	}
 	if snap.Result == nil || snap.Result.ObjectID == "" {
-		return nil, Errorf(CodeScriptError, "scroll: the page's scroll positions could not be read")
+		return nil, Errorf(errcode.ScriptError, "scroll: the page's scroll positions could not be read")
 	}
 	err = t.blocking(ctx, func(ctx context.Context) error { return t.wheel(ctx, x, y, dx, dy) })
 	var dpe *dialogPendingError
@@ -344,17 +346,17 @@ func (t *Tab) ClickAt(ctx context.Context, x, y float64, shot int) (*ClickAtResu
 		s := t.lastShot
 		t.mu.Unlock()
 		if s == nil || (shot > 0 && s.ID != shot) {
-			return nil, Errorf(CodeBadRequest, "clickAt: screenshot %d is not the tab's latest; take a screenshot and use its coordinates", shot)
+			return nil, Errorf(errcode.BadRequest, "clickAt: screenshot %d is not the tab's latest; take a screenshot and use its coordinates", shot)
 		}
 		if s.NavSeq != t.NavSeq() {
-			return nil, &Error{Code: CodeStaleElement, Msg: fmt.Sprintf("clickAt: the page navigated since screenshot %d; take a new one", s.ID), Err: ErrStale}
+			return nil, &Error{Code: errcode.StaleElement, Msg: fmt.Sprintf("clickAt: the page navigated since screenshot %d; take a new one", s.ID), Err: ErrStale}
 		}
 		var sc struct{ X, Y float64 }
 		if err := t.evalJSON(ctx, `({X: scrollX, Y: scrollY})`, &sc); err != nil {
 			return nil, err
 		}
 		if !s.Full && (math.Abs(sc.X-s.ScrollX) > 1 || math.Abs(sc.Y-s.ScrollY) > 1) {
-			return nil, &Error{Code: CodeStaleElement, Msg: fmt.Sprintf("clickAt: the page scrolled since screenshot %d; take a new one", s.ID), Err: ErrStale}
+			return nil, &Error{Code: errcode.StaleElement, Msg: fmt.Sprintf("clickAt: the page scrolled since screenshot %d; take a new one", s.ID), Err: ErrStale}
 		}
 		scale := s.Scale
 		if scale <= 0 {
@@ -364,7 +366,7 @@ func (t *Tab) ClickAt(ctx context.Context, x, y float64, shot int) (*ClickAtResu
 	}
 	vw, vh := t.viewportSize(ctx)
 	if !inside(x, y, vw, vh) {
-		return nil, Errorf(CodeBadRequest, "clickAt: (%g, %g) is outside the %gx%g viewport", x, y, vw, vh)
+		return nil, Errorf(errcode.BadRequest, "clickAt: (%g, %g) is outside the %gx%g viewport", x, y, vw, vh)
 	}
 	res := &ClickAtResult{X: x, Y: y}
 	// Hit-test before clicking (DOM.getNodeForLocation), so the result says

@@ -18,6 +18,8 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/tabpilot/tabpilot/errcode"
 )
 
 var (
@@ -57,11 +59,11 @@ func (t Target) String() string {
 func ParseTarget(s string) (Target, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
-		return Target{}, Errorf(CodeBadRequest, "empty target: give an element number or a selector")
+		return Target{}, Errorf(errcode.BadRequest, "empty target: give an element number or a selector")
 	}
 	if n, err := strconv.Atoi(s); err == nil {
 		if n <= 0 {
-			return Target{}, Errorf(CodeBadRequest, "invalid element number %d", n)
+			return Target{}, Errorf(errcode.BadRequest, "invalid element number %d", n)
 		}
 		return Target{ID: n}, nil
 	}
@@ -85,13 +87,13 @@ func splitEngine(sel string) (engine, rest string, err error) {
 	switch name {
 	case "text", "xpath", "pierce", "aria":
 		if strings.TrimSpace(rest) == "" {
-			return "", "", Errorf(CodeBadRequest, "empty %s selector", name)
+			return "", "", Errorf(errcode.BadRequest, "empty %s selector", name)
 		}
 		return name, rest, nil
 	case "css":
 		return "css", rest, nil
 	}
-	return "", "", Errorf(CodeBadRequest, "unknown selector prefix %q: use text/, xpath/, pierce/, aria/ or a CSS selector", m[0])
+	return "", "", Errorf(errcode.BadRequest, "unknown selector prefix %q: use text/, xpath/, pierce/, aria/ or a CSS selector", m[0])
 }
 
 // element is a resolved element: a remote object in its frame's main world.
@@ -142,7 +144,7 @@ func (t *Tab) resolve(ctx context.Context, tg Target) (*element, error) {
 		return nil, evalErr(err)
 	}
 	if res.ExceptionDetails != nil {
-		return nil, Errorf(CodeBadRequest, "invalid selector %q: %s", tg.Selector, exceptionText(res.ExceptionDetails))
+		return nil, Errorf(errcode.BadRequest, "invalid selector %q: %s", tg.Selector, exceptionText(res.ExceptionDetails))
 	}
 	if res.Result == nil || res.Result.ObjectID == "" {
 		return nil, nil // not found (yet)
@@ -198,7 +200,7 @@ func (t *Tab) find(ctx context.Context, tg Target, wait time.Duration) (*element
 			return el, err
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
-			return nil, &Error{Code: CodeElementNotFound, Msg: fmt.Sprintf("no element matches %q", tg.Selector),
+			return nil, &Error{Code: errcode.ElementNotFound, Msg: fmt.Sprintf("no element matches %q", tg.Selector),
 				Hint: "Selectors search the top document and its open shadow roots, not iframes; observe, then use the element's number (iframes' elements are numbered too)."}
 		}
 		select {
@@ -264,12 +266,12 @@ func (t *Tab) callOn(ctx context.Context, el *element, fn string, out any, args 
 	})
 	if err != nil {
 		if strings.Contains(err.Error(), "Cannot find context") || strings.Contains(err.Error(), "Could not find object") {
-			return &Error{Code: CodeStaleElement, Msg: el.desc + " is gone (the page navigated); observe again", Err: ErrStale}
+			return &Error{Code: errcode.StaleElement, Msg: el.desc + " is gone (the page navigated); observe again", Err: ErrStale}
 		}
 		return evalErr(err)
 	}
 	if res.ExceptionDetails != nil {
-		return &Error{Code: CodeScriptError, Msg: "page error: " + exceptionText(res.ExceptionDetails)}
+		return &Error{Code: errcode.ScriptError, Msg: "page error: " + exceptionText(res.ExceptionDetails)}
 	}
 	if out != nil && res.Result != nil && len(res.Result.Value) > 0 {
 		if err := json.Unmarshal(res.Result.Value, out); err != nil {
@@ -409,9 +411,9 @@ func (t *Tab) verify(ctx context.Context, el *element) error {
 // gone is the error for an element that was removed from the page.
 func gone(el *element) error {
 	if el.number > 0 {
-		return &Error{Code: CodeStaleElement, Msg: fmt.Sprintf("element %d was removed from the page; observe again", el.number), Err: ErrStale}
+		return &Error{Code: errcode.StaleElement, Msg: fmt.Sprintf("element %d was removed from the page; observe again", el.number), Err: ErrStale}
 	}
-	return &Error{Code: CodeElementNotFound, Msg: el.desc + " was removed from the page"}
+	return &Error{Code: errcode.ElementNotFound, Msg: el.desc + " was removed from the page"}
 }
 
 func notActionable(el *element, st *actState) error {
@@ -441,5 +443,5 @@ func notActionable(el *element, st *actState) error {
 	if st.Tag != "" {
 		name += " (" + st.Tag + ")"
 	}
-	return &Error{Code: CodeNotActionable, Msg: name + " " + why, Hint: hint}
+	return &Error{Code: errcode.NotActionable, Msg: name + " " + why, Hint: hint}
 }

@@ -7,27 +7,8 @@ import (
 	"strings"
 
 	"github.com/chromedp/chromedp"
-)
 
-// Code is a stable error code; the values are the api codes of DESIGN.md
-// section 8 that tabs produces.
-type Code string
-
-// The codes tabs produces.
-const (
-	CodeBadRequest       Code = "bad_request"
-	CodeTimeout          Code = "timeout"
-	CodeBusy             Code = "busy"
-	CodeNotAlive         Code = "not_alive"
-	CodeNoSuchTab        Code = "no_such_tab"
-	CodeBrowserMismatch  Code = "browser_mismatch"
-	CodeNavigationFailed Code = "navigation_failed"
-	CodeElementNotFound  Code = "element_not_found"
-	CodeNotActionable    Code = "not_actionable"
-	CodeStaleElement     Code = "stale_element"
-	CodeScriptError      Code = "script_error"
-	CodeAssertionFailed  Code = "assertion_failed"
-	CodeInternal         Code = "internal"
+	"github.com/tabpilot/tabpilot/errcode"
 )
 
 // Sentinels callers branch on with errors.Is.
@@ -41,7 +22,7 @@ var (
 
 // Error is a tab failure with a stable code and an optional hint.
 type Error struct {
-	Code Code
+	Code errcode.Code
 	Msg  string
 	Hint string
 	Err  error
@@ -52,33 +33,17 @@ func (e *Error) Error() string { return e.Msg }
 // Unwrap returns the cause.
 func (e *Error) Unwrap() error { return e.Err }
 
-// ErrorCode returns the stable code, e.g. "stale_element".
-func (e *Error) ErrorCode() string { return string(e.Code) }
+// ErrorCode returns the stable code, e.g. errcode.StaleElement.
+func (e *Error) ErrorCode() errcode.Code { return e.Code }
 
 // ErrorHint returns a specific hint, or "" for the code's default.
 func (e *Error) ErrorHint() string { return e.Hint }
 
 // Errorf returns an *Error with code and a formatted message. A %w verb in
 // format sets the cause.
-func Errorf(code Code, format string, args ...any) *Error {
+func Errorf(code errcode.Code, format string, args ...any) *Error {
 	err := fmt.Errorf(format, args...)
 	return &Error{Code: code, Msg: err.Error(), Err: errors.Unwrap(err)}
-}
-
-// CodeOf returns the code of err: the code of the first coded error in its
-// chain, CodeTimeout for a deadline, else CodeInternal.
-func CodeOf(err error) Code {
-	if err == nil {
-		return ""
-	}
-	var c interface{ ErrorCode() string }
-	if errors.As(err, &c) {
-		return Code(c.ErrorCode())
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return CodeTimeout
-	}
-	return CodeInternal
 }
 
 // cdpErr turns an error from a CDP call into a coded error: a deadline is a
@@ -88,22 +53,22 @@ func cdpErr(what string, err error) error {
 	if err == nil {
 		return nil
 	}
-	var c interface{ ErrorCode() string }
+	var c errcode.Coder
 	if errors.As(err, &c) {
 		return err
 	}
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
-		return &Error{Code: CodeTimeout, Msg: what + ": timed out", Err: err}
+		return &Error{Code: errcode.Timeout, Msg: what + ": timed out", Err: err}
 	case errors.Is(err, chromedp.ErrTargetDetached), strings.Contains(err.Error(), "lost the connection"),
 		strings.Contains(err.Error(), "Target closed"), strings.Contains(err.Error(), "target crashed"):
-		return &Error{Code: CodeNotAlive, Msg: what + ": the tab is gone (" + err.Error() + ")", Err: ErrNotAlive}
+		return &Error{Code: errcode.NotAlive, Msg: what + ": the tab is gone (" + err.Error() + ")", Err: ErrNotAlive}
 	case errors.Is(err, context.Canceled):
-		return &Error{Code: CodeTimeout, Msg: what + ": cancelled", Err: err}
+		return &Error{Code: errcode.Timeout, Msg: what + ": cancelled", Err: err}
 	case strings.Contains(err.Error(), "Inspected target navigated or closed"), strings.Contains(err.Error(), "Execution context was destroyed"):
 		// The document the call ran in went away under it.
-		return &Error{Code: CodeScriptError, Msg: what + ": the page navigated while it ran, and its result is lost", Err: err,
+		return &Error{Code: errcode.ScriptError, Msg: what + ": the page navigated while it ran, and its result is lost", Err: err,
 			Hint: "Run it again on the new page; if the navigation is expected, wait for it first (tab.waitForUrl)."}
 	}
-	return &Error{Code: CodeInternal, Msg: what + ": " + err.Error(), Err: err}
+	return &Error{Code: errcode.Internal, Msg: what + ": " + err.Error(), Err: err}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/tabpilot/tabpilot/errcode"
 )
 
 // onEvent runs in chromedp's read loop for the tab: it must return fast and
@@ -253,7 +254,7 @@ func (t *Tab) evalJSON(ctx context.Context, expr string, out any) error {
 		return evalErr(err)
 	}
 	if res.ExceptionDetails != nil {
-		return &Error{Code: CodeScriptError, Msg: "page script error: " + exceptionText(res.ExceptionDetails)}
+		return &Error{Code: errcode.ScriptError, Msg: "page script error: " + exceptionText(res.ExceptionDetails)}
 	}
 	if out == nil || res.Result == nil {
 		return nil

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tabpilot/tabpilot/browser"
+	"github.com/tabpilot/tabpilot/errcode"
 	"github.com/tabpilot/tabpilot/internal/testenv"
 	"github.com/tabpilot/tabpilot/render"
 	"github.com/tabpilot/tabpilot/render/readabilitysuite"
@@ -68,7 +69,7 @@ func TestExtractSuite(t *testing.T) {
 					lctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 					_, err := tb.Goto(lctx, url, "load")
 					cancel()
-					if err != nil && tabs.CodeOf(err) != tabs.CodeTimeout {
+					if err != nil && errcode.Of(err) != errcode.Timeout {
 						return err
 					}
 					ex, err = tb.Extract(ctx, "text")

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/tabpilot/tabpilot/browser"
+	"github.com/tabpilot/tabpilot/errcode"
 	"github.com/tabpilot/tabpilot/internal/testenv"
 	"github.com/tabpilot/tabpilot/tabs"
 )
@@ -63,7 +64,7 @@ func TestRendererCrash(t *testing.T) {
 	for a.Alive() && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
 	}
-	if _, err := s.Tab("a"); tabs.CodeOf(err) != tabs.CodeNotAlive || !strings.Contains(err.Error(), "crashed") {
+	if _, err := s.Tab("a"); errcode.Of(err) != errcode.NotAlive || !strings.Contains(err.Error(), "crashed") {
 		t.Fatalf("crashed tab: %v, want not_alive naming the crash", err)
 	}
 	// The other tab goes on.
@@ -95,13 +96,13 @@ func TestBrowserKilled(t *testing.T) {
 	syscall.Kill(pid[0], syscall.SIGKILL)
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {
-		if _, err := s.Tab("a"); tabs.CodeOf(err) == tabs.CodeNotAlive {
+		if _, err := s.Tab("a"); errcode.Of(err) == errcode.NotAlive {
 			break
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 	for _, n := range []string{"a", "b"} {
-		if _, err := s.Tab(n); tabs.CodeOf(err) != tabs.CodeNotAlive {
+		if _, err := s.Tab(n); errcode.Of(err) != errcode.NotAlive {
 			t.Fatalf("tab %s after the browser died: %v, want not_alive", n, err)
 		}
 	}
@@ -120,7 +121,7 @@ func TestConcurrentRuns(t *testing.T) {
 	}
 	var wg sync.WaitGroup
 	var mu sync.Mutex
-	counts := map[tabs.Code]int{}
+	counts := map[errcode.Code]int{}
 	for i := range 20 {
 		wg.Go(func() {
 			err := s.Run(context.Background(), fmt.Sprintf("t%d", i%10), 10*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
@@ -128,12 +129,12 @@ func TestConcurrentRuns(t *testing.T) {
 				return err
 			}))
 			mu.Lock()
-			counts[tabs.CodeOf(err)]++
+			counts[errcode.Of(err)]++
 			mu.Unlock()
 		})
 	}
 	wg.Wait()
-	if counts[""]+counts[tabs.CodeBusy] != 20 || counts[""] < 10 {
+	if counts[""]+counts[errcode.Busy] != 20 || counts[""] < 10 {
 		t.Fatalf("outcomes = %v, want all ok or busy, at least 10 ok", counts)
 	}
 }
@@ -214,7 +215,7 @@ func TestSpawnedApp(t *testing.T) {
 		t.Fatal("the app survived close with kill")
 	}
 	// A relative path is refused.
-	if _, err := s.Open(ctx, tabs.OpenOptions{Name: "rel", App: &tabs.App{Path: "chromium"}}); tabs.CodeOf(err) != tabs.CodeBadRequest {
+	if _, err := s.Open(ctx, tabs.OpenOptions{Name: "rel", App: &tabs.App{Path: "chromium"}}); errcode.Of(err) != errcode.BadRequest {
 		t.Fatalf("relative app path: %v", err)
 	}
 }
@@ -244,7 +245,7 @@ func TestConnected(t *testing.T) {
 	endpoint := fmt.Sprintf("http://127.0.0.1:%d", port)
 	waitCDP(t, endpoint)
 	_, err := s.Open(ctx, tabs.OpenOptions{Name: "c", App: &tabs.App{CDPURL: endpoint, Target: "no-such-page"}})
-	if tabs.CodeOf(err) != "target_not_found" || !strings.Contains(err.Error(), "/next") {
+	if errcode.Of(err) != "target_not_found" || !strings.Contains(err.Error(), "/next") {
 		t.Fatalf("missing target: %v, want target_not_found listing the pages", err)
 	}
 	res, err := s.Open(ctx, tabs.OpenOptions{Name: "c", App: &tabs.App{CDPURL: endpoint}})
@@ -264,12 +265,12 @@ func TestConnected(t *testing.T) {
 	}
 	// A bad endpoint is attach_failed.
 	_, err = s.Open(ctx, tabs.OpenOptions{Name: "d", App: &tabs.App{CDPURL: fmt.Sprintf("http://127.0.0.1:%d", freePort(t))}})
-	if tabs.CodeOf(err) != "attach_failed" {
+	if errcode.Of(err) != "attach_failed" {
 		t.Fatalf("bad endpoint: %v", err)
 	}
 	// A tab name on another kind is browser_mismatch.
 	openOn(t, s, "h", "/form")
-	if _, err := s.Open(ctx, tabs.OpenOptions{Name: "h", App: &tabs.App{CDPURL: endpoint}}); tabs.CodeOf(err) != tabs.CodeBrowserMismatch {
+	if _, err := s.Open(ctx, tabs.OpenOptions{Name: "h", App: &tabs.App{CDPURL: endpoint}}); errcode.Of(err) != errcode.BrowserMismatch {
 		t.Fatalf("mismatch: %v", err)
 	}
 }
@@ -344,7 +345,7 @@ func TestCrashEndsPendingCall(t *testing.T) {
 		return err
 	}))
 	took := time.Since(start)
-	if tabs.CodeOf(err) != tabs.CodeNotAlive || !strings.Contains(err.Error(), "renderer crashed") {
+	if errcode.Of(err) != errcode.NotAlive || !strings.Contains(err.Error(), "renderer crashed") {
 		t.Fatalf("run during a crash: %v, want not_alive naming the crash", err)
 	}
 	if took > 10*time.Second {
@@ -395,7 +396,7 @@ func TestPopupThatClosesItself(t *testing.T) {
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		_, err := s.Tab(name)
-		if tabs.CodeOf(err) == tabs.CodeNotAlive {
+		if errcode.Of(err) == errcode.NotAlive {
 			if !strings.Contains(err.Error(), "closed") {
 				t.Fatalf("closed popup: %v, want it to say the page was closed", err)
 			}
@@ -456,7 +457,7 @@ func TestTimeoutSaysWhatHeldIt(t *testing.T) {
 		_, err := tb.Evaluate(ctx, "document.title", nil)
 		return err
 	}))
-	if tabs.CodeOf(err) != tabs.CodeTimeout || !strings.Contains(err.Error(), "still navigating to "+base+"/hang") {
+	if errcode.Of(err) != errcode.Timeout || !strings.Contains(err.Error(), "still navigating to "+base+"/hang") {
 		t.Fatalf("a call held by a navigation: %v, want a timeout naming the navigation", err)
 	}
 	if _, err := s.Open(ctx, tabs.OpenOptions{Name: "n", URL: base + "/", WaitUntil: "load"}); err != nil {
@@ -466,7 +467,7 @@ func TestTimeoutSaysWhatHeldIt(t *testing.T) {
 		_, err := tb.Evaluate(ctx, "while (true) {}", nil)
 		return err
 	}))
-	if tabs.CodeOf(err) != tabs.CodeTimeout || !strings.Contains(err.Error(), "so the tab was killed") {
+	if errcode.Of(err) != errcode.Timeout || !strings.Contains(err.Error(), "so the tab was killed") {
 		t.Fatalf("a looping page: %v, want a timeout that says the tab was killed", err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tabpilot/tabpilot/errcode"
 	"github.com/tabpilot/tabpilot/tabs"
 	"github.com/tabpilot/tabpilot/tabs/observe"
 )
@@ -169,7 +170,7 @@ func TestRecycledRowIsStale(t *testing.T) {
 	scrollList(t, tab, "list", 770*20)
 	_, err := obsClick(t, tab, row3.ID)
 	var te *tabs.Error
-	if !errors.As(err, &te) || te.Code != tabs.CodeStaleElement || !strings.Contains(te.Msg, `"item 3"`) || !strings.Contains(te.Msg, `"item 77`) {
+	if !errors.As(err, &te) || te.Code != errcode.StaleElement || !strings.Contains(te.Msg, `"item 3"`) || !strings.Contains(te.Msg, `"item 77`) {
 		t.Fatalf("click on a recycled row: %v, want stale_element naming item 3 and what it shows now", err)
 	}
 	var title string
@@ -296,7 +297,7 @@ func TestObserveDelegatedAndModal(t *testing.T) {
 	// A control that stays disabled on a page at rest fails fast.
 	start := time.Now()
 	_, err := obsClick(t, tab, obsOne(t, o, "button", "Checkout").ID)
-	if tabs.CodeOf(err) != tabs.CodeNotActionable || !strings.Contains(err.Error(), "is disabled") || time.Since(start) > 4*time.Second {
+	if errcode.Of(err) != errcode.NotActionable || !strings.Contains(err.Error(), "is disabled") || time.Since(start) > 4*time.Second {
 		t.Errorf("click on a disabled button: %v after %v", err, time.Since(start))
 	}
 	// While a confirm holds the page, an action by number fails at once.
@@ -305,7 +306,7 @@ func TestObserveDelegatedAndModal(t *testing.T) {
 	}
 	start = time.Now()
 	_, err = obsClick(t, tab, obsOne(t, o, "button", "Behind").ID)
-	if tabs.CodeOf(err) != tabs.CodeNotActionable || !strings.Contains(err.Error(), "confirm") || time.Since(start) > 3*time.Second {
+	if errcode.Of(err) != errcode.NotActionable || !strings.Contains(err.Error(), "confirm") || time.Since(start) > 3*time.Second {
 		t.Errorf("click by number under a confirm: %v after %v", err, time.Since(start))
 	}
 	if err := obsDo(t, tab, func(ctx context.Context, tb *tabs.Tab) error { return tb.HandleDialog(ctx, false, nil) }); err != nil {

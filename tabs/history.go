@@ -6,6 +6,8 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
+
+	"github.com/tabpilot/tabpilot/errcode"
 )
 
 // Back goes one entry back in the tab's session history, as the browser's
@@ -61,7 +63,7 @@ func (t *Tab) history(ctx context.Context, what string, delta int) (*NavResult, 
 		if delta > 0 {
 			side = "later"
 		}
-		return nil, &Error{Code: CodeBadRequest, Msg: fmt.Sprintf("%s: the tab's history has no %s page (entry %d of %d)", what, side, h.CurrentIndex+1, len(h.Entries)),
+		return nil, &Error{Code: errcode.BadRequest, Msg: fmt.Sprintf("%s: the tab's history has no %s page (entry %d of %d)", what, side, h.CurrentIndex+1, len(h.Entries)),
 			Hint: "Back and forward move through the pages this tab visited; open a URL instead."}
 	}
 	e := h.Entries[i]
@@ -89,9 +91,9 @@ func (t *Tab) historyNav(ctx context.Context, what, dest string, start func(ctx 
 		out.Dialog = dpe.d // a beforeunload prompt holds the navigation
 		return out, nil
 	case err != nil && ctx.Err() != nil:
-		return nil, &Error{Code: CodeTimeout, Msg: fmt.Sprintf("%s to %s: no response within the timeout", what, dest), Err: ctx.Err()}
+		return nil, &Error{Code: errcode.Timeout, Msg: fmt.Sprintf("%s to %s: no response within the timeout", what, dest), Err: ctx.Err()}
 	case err != nil:
-		return nil, &Error{Code: CodeNavigationFailed, Msg: fmt.Sprintf("%s to %s: %v", what, dest, err), Err: err}
+		return nil, &Error{Code: errcode.NavigationFailed, Msg: fmt.Sprintf("%s to %s: %v", what, dest, err), Err: err}
 	}
 	var loader cdp.LoaderID
 	sig := t.dialogSignal()
@@ -124,9 +126,9 @@ wait:
 			}
 			sig = t.dialogSignal()
 		case <-t.deadSig:
-			return nil, &Error{Code: CodeNotAlive, Msg: what + ": the tab died: " + t.DeadReason(), Err: ErrNotAlive}
+			return nil, &Error{Code: errcode.NotAlive, Msg: what + ": the tab died: " + t.DeadReason(), Err: ErrNotAlive}
 		case <-ctx.Done():
-			return nil, &Error{Code: CodeTimeout, Msg: fmt.Sprintf("%s to %s: the page did not commit within the timeout", what, dest), Err: ctx.Err()}
+			return nil, &Error{Code: errcode.Timeout, Msg: fmt.Sprintf("%s to %s: the page did not commit within the timeout", what, dest), Err: ctx.Err()}
 		}
 	}
 	// The load is waited for as long as an action that navigates waits
@@ -137,7 +139,7 @@ wait:
 	cancel()
 	if err != nil {
 		if ctx.Err() != nil || lctx.Err() == nil {
-			return nil, &Error{Code: CodeTimeout, Msg: fmt.Sprintf("%s to %s: the page did not finish loading within the timeout", what, dest), Err: ctx.Err()}
+			return nil, &Error{Code: errcode.Timeout, Msg: fmt.Sprintf("%s to %s: the page did not finish loading within the timeout", what, dest), Err: ctx.Err()}
 		}
 		t.evMu.Lock()
 		out.Status = t.docStatus[loader]

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tabpilot/tabpilot/errcode"
 	"github.com/tabpilot/tabpilot/tabs"
 )
 
@@ -62,7 +63,7 @@ func TestHistoryBackForwardReload(t *testing.T) {
 		if r, err := tb.Forward(ctx); err != nil || r.URL != hs.URL+"/b" || state() != "complete /b" {
 			t.Errorf("forward: %+v, %v, page %q", r, err, state())
 		}
-		if _, err := tb.Forward(ctx); tabs.CodeOf(err) != tabs.CodeBadRequest || !strings.Contains(err.Error(), "no later page") {
+		if _, err := tb.Forward(ctx); errcode.Of(err) != errcode.BadRequest || !strings.Contains(err.Error(), "no later page") {
 			t.Errorf("forward at the end: %v", err)
 		}
 		// An entry of the same document.
@@ -91,7 +92,7 @@ func TestHistoryBackForwardReload(t *testing.T) {
 			}
 			backs++
 		}
-		if tabs.CodeOf(err) != tabs.CodeBadRequest || !strings.Contains(err.Error(), "no earlier page") {
+		if errcode.Of(err) != errcode.BadRequest || !strings.Contains(err.Error(), "no earlier page") {
 			t.Errorf("back past the start: %v", err)
 		}
 		if got := state(); backs != 2 || !strings.HasSuffix(got, " /next") {

@@ -10,6 +10,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp/kb"
+	"github.com/tabpilot/tabpilot/errcode"
 )
 
 // prepareText focuses the field (clicking it first if focusing alone does
@@ -34,7 +35,7 @@ func (t *Tab) prepareText(ctx context.Context, tg Target, value, mode string) (*
 		return el, "", false, errIsSelect
 	}
 	if r.Error != "" {
-		e := &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("cannot %s %s: %s", mode, el.desc, r.Error)}
+		e := &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("cannot %s %s: %s", mode, el.desc, r.Error)}
 		if strings.HasPrefix(r.Error, "element is not an input") {
 			e.Hint = "Target the field itself: an input, a textarea, a select or a contenteditable element (observe lists them as textbox, searchbox, combobox)."
 		}
@@ -83,7 +84,7 @@ func (t *Tab) afterEdit(ctx context.Context, el *element, before, text, mode str
 	after, err := t.fieldValue(ctx, el)
 	if err != nil {
 		var e *Error
-		if ok := asError(err, &e); ok && e.Code == CodeStaleElement {
+		if ok := asError(err, &e); ok && e.Code == errcode.StaleElement {
 			res.Navigated = true // the edit submitted the form
 			return res, nil
 		}
@@ -91,7 +92,7 @@ func (t *Tab) afterEdit(ctx context.Context, el *element, before, text, mode str
 	}
 	res.Value = &after
 	if text != "" && after == before {
-		return nil, &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("%s into %s had no effect: its text is still %q (a page script may reject or reset it)", mode, el.desc, trim(after, 80))}
+		return nil, &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("%s into %s had no effect: its text is still %q (a page script may reject or reset it)", mode, el.desc, trim(after, 80))}
 	}
 	return res, nil
 }
@@ -182,10 +183,10 @@ func (t *Tab) Fill(ctx context.Context, tg Target, value string) (*ActionResult,
 		if max > 0 {
 			why = fmt.Sprintf("the field takes at most %d characters (maxlength)", max)
 		}
-		return nil, &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("fill %s was cut short: the field holds %q, not %q: %s", el.desc, trim(*res.Value, 80), trim(value, 80), why),
+		return nil, &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("fill %s was cut short: the field holds %q, not %q: %s", el.desc, trim(*res.Value, 80), trim(value, 80), why),
 			Hint: "Give a value the field takes whole (shorter, or in the form the page expects), or check that the part it kept is enough."}
 	case after == norm(before) || after == "":
-		return nil, &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("fill %s had no effect: its text is %q, not %q (the page rejected the new text, or reformatted it to what it was)", el.desc, trim(*res.Value, 80), trim(value, 80)),
+		return nil, &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("fill %s had no effect: its text is %q, not %q (the page rejected the new text, or reformatted it to what it was)", el.desc, trim(*res.Value, 80), trim(value, 80)),
 			Hint: "The page keeps or reformats what is typed (validation, an input mask): check the value, and give it as the page expects."}
 	default:
 		res.Note = fmt.Sprintf("the page changed the text to %q", trim(*res.Value, 80))
@@ -245,7 +246,7 @@ var modBits = map[string]int64{"alt": 1, "control": 2, "ctrl": 2, "meta": 4, "cm
 // "Shift+Tab". Errors: bad_request naming the unknown key.
 func ParseKey(s string) (*kb.Key, int64, error) {
 	if s == "" {
-		return nil, 0, Errorf(CodeBadRequest, "empty key")
+		return nil, 0, Errorf(errcode.BadRequest, "empty key")
 	}
 	parts := strings.Split(s, "+")
 	if strings.HasSuffix(s, "++") || s == "+" {
@@ -258,7 +259,7 @@ func ParseKey(s string) (*kb.Key, int64, error) {
 	for _, p := range parts[:len(parts)-1] {
 		b, ok := modBits[strings.ToLower(p)]
 		if !ok {
-			return nil, 0, Errorf(CodeBadRequest, "unknown modifier %q in %q: use Alt, Control, Meta or Shift", p, s)
+			return nil, 0, Errorf(errcode.BadRequest, "unknown modifier %q in %q: use Alt, Control, Meta or Shift", p, s)
 		}
 		mods |= b
 	}
@@ -277,7 +278,7 @@ func ParseKey(s string) (*kb.Key, int64, error) {
 		}
 	}
 	if !ok {
-		return nil, 0, Errorf(CodeBadRequest, "unknown key %q: use a key name such as Enter, Tab, Escape, ArrowDown, PageDown, F5, or one character", name)
+		return nil, 0, Errorf(errcode.BadRequest, "unknown key %q: use a key name such as Enter, Tab, Escape, ArrowDown, PageDown, F5, or one character", name)
 	}
 	if mods != 0 && len(name) == 1 && unicode.IsUpper([]rune(name)[0]) && mods&8 == 0 {
 		// "Control+A" means the A key, not Shift+A.

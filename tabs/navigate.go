@@ -10,6 +10,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/tabpilot/tabpilot/errcode"
 )
 
 // NavResult is the outcome of a navigation.
@@ -27,11 +28,11 @@ type NavResult struct {
 func checkURL(raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme == "" {
-		return Errorf(CodeBadRequest, "invalid URL %q: give an absolute URL such as https://example.com/", raw)
+		return Errorf(errcode.BadRequest, "invalid URL %q: give an absolute URL such as https://example.com/", raw)
 	}
 	if strings.EqualFold(u.Scheme, "javascript") {
 		// Page.navigate would run it in the current page.
-		return Errorf(CodeBadRequest, "invalid URL %q: a javascript: URL is code, not a page; use tab.evaluate", trim(raw, 80))
+		return Errorf(errcode.BadRequest, "invalid URL %q: a javascript: URL is code, not a page; use tab.evaluate", trim(raw, 80))
 	}
 	return nil
 }
@@ -53,7 +54,7 @@ func (t *Tab) Goto(ctx context.Context, rawURL, waitUntil string) (*NavResult, e
 		waitUntil = "settled"
 	case "settled", "load", "domcontentloaded", "networkidle0", "networkidle2":
 	default:
-		return nil, Errorf(CodeBadRequest, "invalid waitUntil %q: use "+waitUntilList, waitUntil)
+		return nil, Errorf(errcode.BadRequest, "invalid waitUntil %q: use "+waitUntilList, waitUntil)
 	}
 	return t.navigate(ctx, rawURL, waitUntil)
 }
@@ -102,11 +103,11 @@ func (t *Tab) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavRe
 	case asDialog(err, &dpe):
 		return &NavResult{URL: rawURL, Dialog: dpe.d}, nil
 	case err != nil && ctx.Err() != nil:
-		return nil, &Error{Code: CodeTimeout, Msg: fmt.Sprintf("navigate to %s: no response within the timeout", rawURL), Err: ctx.Err()}
+		return nil, &Error{Code: errcode.Timeout, Msg: fmt.Sprintf("navigate to %s: no response within the timeout", rawURL), Err: ctx.Err()}
 	case err != nil:
-		return nil, &Error{Code: CodeNavigationFailed, Msg: fmt.Sprintf("navigate to %s: %v", rawURL, err), Err: err}
+		return nil, &Error{Code: errcode.NavigationFailed, Msg: fmt.Sprintf("navigate to %s: %v", rawURL, err), Err: err}
 	case res.ErrorText != "":
-		return nil, &Error{Code: CodeNavigationFailed, Msg: fmt.Sprintf("navigate to %s: %s", rawURL, res.ErrorText)}
+		return nil, &Error{Code: errcode.NavigationFailed, Msg: fmt.Sprintf("navigate to %s: %s", rawURL, res.ErrorText)}
 	}
 	out := &NavResult{URL: rawURL}
 	if res.LoaderID == "" {
@@ -174,13 +175,13 @@ func (t *Tab) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavRe
 			}
 			sig = t.dialogSignal()
 		case <-t.deadSig:
-			return nil, &Error{Code: CodeNotAlive, Msg: "navigate: the tab died: " + t.DeadReason(), Err: ErrNotAlive}
+			return nil, &Error{Code: errcode.NotAlive, Msg: "navigate: the tab died: " + t.DeadReason(), Err: ErrNotAlive}
 		case err := <-errc:
 			if loaded {
 				return out, nil
 			}
 			if ctx.Err() != nil {
-				return nil, &Error{Code: CodeTimeout, Msg: fmt.Sprintf("navigate to %s: the document did not load within the timeout", rawURL), Err: ctx.Err()}
+				return nil, &Error{Code: errcode.Timeout, Msg: fmt.Sprintf("navigate to %s: the document did not load within the timeout", rawURL), Err: ctx.Err()}
 			}
 			return nil, cdpErr("navigate", err)
 		case <-ctx.Done():
@@ -191,7 +192,7 @@ func (t *Tab) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavRe
 				out.Notes = append(out.Notes, t.pendingNote(waited, fmt.Sprintf("the timeout ended the wait, before its %v cap", t.sup.opts.NetworkIdleMax)))
 				return out, nil
 			}
-			return nil, &Error{Code: CodeTimeout, Msg: fmt.Sprintf("navigate to %s: the document did not load within the timeout", rawURL), Err: ctx.Err()}
+			return nil, &Error{Code: errcode.Timeout, Msg: fmt.Sprintf("navigate to %s: the document did not load within the timeout", rawURL), Err: ctx.Err()}
 		}
 	}
 }

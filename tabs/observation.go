@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
+	"github.com/tabpilot/tabpilot/errcode"
 	"github.com/tabpilot/tabpilot/tabs/observe"
 )
 
@@ -179,7 +180,7 @@ const obsGroup = "tabpilot-observe"
 // timeout past the deadline of ctx.
 func (t *Tab) Observe(ctx context.Context, o ObserveOptions) (*observe.Observation, error) {
 	if o.Since != "" && o.Since != "last" {
-		return nil, Errorf(CodeBadRequest, "invalid since %q: use \"last\"", o.Since)
+		return nil, Errorf(errcode.BadRequest, "invalid since %q: use \"last\"", o.Since)
 	}
 	if d := t.PendingDialog(); d != nil {
 		return nil, dialogBlocked(d, "be observed")

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tabpilot/tabpilot/errcode"
 	"github.com/tabpilot/tabpilot/tabs"
 	"github.com/tabpilot/tabpilot/tabs/observe"
 )
@@ -519,7 +520,7 @@ func TestObserveStableNumbers(t *testing.T) {
 	}
 	// The removed node's number fails, and never acts on another node.
 	_, err := obsClick(t, tab, old.ID)
-	if tabs.CodeOf(err) != tabs.CodeStaleElement {
+	if errcode.Of(err) != errcode.StaleElement {
 		t.Fatalf("click on a removed node: %v, want stale_element", err)
 	}
 	var count string
@@ -542,7 +543,7 @@ func TestObserveStaleAfterNavigation(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := obsClick(t, tab, btn.ID)
-	if tabs.CodeOf(err) != tabs.CodeStaleElement {
+	if errcode.Of(err) != errcode.StaleElement {
 		t.Fatalf("click on an old number after a navigating click: %v, want stale_element", err)
 	}
 	var title string
@@ -558,7 +559,7 @@ func TestObserveStaleAfterNavigation(t *testing.T) {
 	}
 	// And once B is there, the old numbers still fail.
 	for _, id := range []int{link.ID, btn.ID} {
-		if _, err := obsClick(t, tab, id); tabs.CodeOf(err) != tabs.CodeStaleElement {
+		if _, err := obsClick(t, tab, id); errcode.Of(err) != errcode.StaleElement {
 			t.Errorf("click %d on page B: %v, want stale_element", id, err)
 		}
 	}
@@ -677,7 +678,7 @@ func TestObserveScroll(t *testing.T) {
 		t.Errorf("log %v", log)
 	}
 	// An offscreen obsOne fails, as its node is gone.
-	if _, err := obsClick(t, tab, obsOne(t, obs, "button", "Open row 500").ID); tabs.CodeOf(err) != tabs.CodeStaleElement {
+	if _, err := obsClick(t, tab, obsOne(t, obs, "button", "Open row 500").ID); errcode.Of(err) != errcode.StaleElement {
 		t.Errorf("click on an unrendered row: %v, want stale_element", err)
 	}
 }
@@ -731,7 +732,7 @@ func TestObserveSince(t *testing.T) {
 		_, err := tb.Observe(ctx, tabs.ObserveOptions{Since: "yesterday"})
 		return err
 	})
-	if tabs.CodeOf(err) != tabs.CodeBadRequest {
+	if errcode.Of(err) != errcode.BadRequest {
 		t.Errorf("since=yesterday: %v", err)
 	}
 }

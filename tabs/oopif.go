@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
+	"github.com/tabpilot/tabpilot/errcode"
 	"github.com/tabpilot/tabpilot/tabs/observe"
 )
 
@@ -188,24 +189,24 @@ func (t *Tab) resolveNumberAs(ctx context.Context, id int, deferShown bool) (*el
 	ref, ok := t.num.Lookup(id)
 	t.mu.Unlock()
 	if !ok {
-		return nil, &Error{Code: CodeStaleElement, Msg: fmt.Sprintf("element %d is not in the current observation (the page navigated, or the number was never given); observe again", id), Err: ErrStale}
+		return nil, &Error{Code: errcode.StaleElement, Msg: fmt.Sprintf("element %d is not in the current observation (the page navigated, or the number was never given); observe again", id), Err: ErrStale}
 	}
 	t.ob.mu.Lock()
 	pending := t.ob.navPending
 	t.ob.mu.Unlock()
 	if pending {
-		return nil, &Error{Code: CodeStaleElement, Msg: fmt.Sprintf("element %d belongs to the page being navigated away from; wait for the new page and observe again", id), Err: ErrStale}
+		return nil, &Error{Code: errcode.StaleElement, Msg: fmt.Sprintf("element %d belongs to the page being navigated away from; wait for the new page and observe again", id), Err: ErrStale}
 	}
 	sess := t.sessionFor(ref)
 	if sess == nil {
-		return nil, &Error{Code: CodeStaleElement, Msg: fmt.Sprintf("element %d was in a frame that is gone; observe again", id), Err: ErrStale}
+		return nil, &Error{Code: errcode.StaleElement, Msg: fmt.Sprintf("element %d was in a frame that is gone; observe again", id), Err: ErrStale}
 	}
 	res, err := cdp.Call(ctx, sess, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: ref.BackendNodeID})
 	if err != nil && ctx.Err() != nil {
 		return nil, cdpErr("resolve element", err)
 	}
 	if err != nil || res.Object == nil || res.Object.ObjectID == "" {
-		return nil, &Error{Code: CodeStaleElement, Msg: fmt.Sprintf("element %d is gone from the page; observe again", id), Err: ErrStale}
+		return nil, &Error{Code: errcode.StaleElement, Msg: fmt.Sprintf("element %d is gone from the page; observe again", id), Err: ErrStale}
 	}
 	el := &element{obj: res.Object.ObjectID, desc: fmt.Sprintf("element %d", id), number: id, backend: ref.BackendNodeID}
 	if sess != t.target {
@@ -304,7 +305,7 @@ func (t *Tab) frameOrigin(ctx context.Context, s *chromedp.Target) (float64, flo
 		o := t.ob.oopifs[s.TargetID]
 		t.ob.mu.Unlock()
 		if o == nil {
-			return 0, 0, &Error{Code: CodeStaleElement, Msg: "the element's frame is gone; observe again", Err: ErrStale}
+			return 0, 0, &Error{Code: errcode.StaleElement, Msg: "the element's frame is gone; observe again", Err: ErrStale}
 		}
 		owner, err := cdp.Call(ctx, o.parent, dom.GetFrameOwner, dom.GetFrameOwnerParams{FrameID: cdp.FrameID(s.TargetID)})
 		if err != nil {
@@ -312,7 +313,7 @@ func (t *Tab) frameOrigin(ctx context.Context, s *chromedp.Target) (float64, flo
 		}
 		bm, err := cdp.Call(ctx, o.parent, dom.GetBoxModel, dom.GetBoxModelParams{BackendNodeID: owner.BackendNodeID})
 		if err != nil || bm.Model == nil || len(bm.Model.Content) < 2 {
-			return 0, 0, &Error{Code: CodeNotActionable, Msg: "the element's frame has no layout box (hidden)"}
+			return 0, 0, &Error{Code: errcode.NotActionable, Msg: "the element's frame has no layout box (hidden)"}
 		}
 		x += bm.Model.Content[0]
 		y += bm.Model.Content[1]
@@ -418,7 +419,7 @@ func (t *Tab) checkShown(ctx context.Context, el *element, ref observe.Ref) erro
 // el's description says "was X, now Y".
 func compareShown(el *element, w *shownWant, now *[2]string) error {
 	if now == nil {
-		return &Error{Code: CodeStaleElement, Msg: fmt.Sprintf("element %d is gone from the page; observe again", el.number), Err: ErrStale}
+		return &Error{Code: errcode.StaleElement, Msg: fmt.Sprintf("element %d is gone from the page; observe again", el.number), Err: ErrStale}
 	}
 	if now[0] != w.ref.Row {
 		shows := now[0]
@@ -426,7 +427,7 @@ func compareShown(el *element, w *shownWant, now *[2]string) error {
 			shows = now[1]
 		}
 		shows = strings.TrimPrefix(shows, "=")
-		return &Error{Code: CodeStaleElement, Err: ErrStale, Msg: fmt.Sprintf(
+		return &Error{Code: errcode.StaleElement, Err: ErrStale, Msg: fmt.Sprintf(
 			"element %d showed %q, and its node now shows %q (the list reused it for another item); observe again",
 			el.number, trim(strings.TrimPrefix(w.ref.Row, "="), 60), trim(shows, 60))}
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/tabpilot/tabpilot/browser"
+	"github.com/tabpilot/tabpilot/errcode"
 )
 
 func (s *Supervisor) browserKey(o *OpenOptions) (browser.Key, error) {
@@ -17,7 +18,7 @@ func (s *Supervisor) browserKey(o *OpenOptions) (browser.Key, error) {
 	}
 	if o.App.Path != "" {
 		if !strings.HasPrefix(o.App.Path, "/") {
-			return browser.Key{}, Errorf(CodeBadRequest, "app.path %q must be an absolute path", o.App.Path)
+			return browser.Key{}, Errorf(errcode.BadRequest, "app.path %q must be an absolute path", o.App.Path)
 		}
 		return browser.Key{Kind: browser.Spawned, Path: o.App.Path}, nil
 	}
@@ -32,7 +33,7 @@ func (s *Supervisor) browserKey(o *OpenOptions) (browser.Key, error) {
 // set. A tab of that name on another browser is browser_mismatch; a changed
 // dialog policy recreates the tab.
 //
-// Errors (coded, see CodeOf): bad_request, busy, browser_mismatch,
+// Errors (coded, see errcode.Of): bad_request, busy, browser_mismatch,
 // browser_unavailable, navigation_failed, timeout.
 func (s *Supervisor) Open(ctx context.Context, o OpenOptions) (*OpenResult, error) {
 	name, err := normName(o.Name)
@@ -45,15 +46,15 @@ func (s *Supervisor) Open(ctx context.Context, o OpenOptions) (*OpenResult, erro
 		o.WaitUntil = "settled"
 	case "settled", "load", "domcontentloaded", "networkidle0", "networkidle2":
 	default:
-		return nil, Errorf(CodeBadRequest, "invalid wait_until %q: use "+waitUntilList, o.WaitUntil)
+		return nil, Errorf(errcode.BadRequest, "invalid wait_until %q: use "+waitUntilList, o.WaitUntil)
 	}
 	switch o.Dialogs {
 	case "", "accept", "dismiss":
 	default:
-		return nil, Errorf(CodeBadRequest, "invalid dialogs %q: use accept or dismiss", o.Dialogs)
+		return nil, Errorf(errcode.BadRequest, "invalid dialogs %q: use accept or dismiss", o.Dialogs)
 	}
 	if o.Viewport != nil && (o.Viewport.Width < 1 || o.Viewport.Height < 1 || o.Viewport.Width > 10000 || o.Viewport.Height > 10000 || o.Viewport.Scale < 0 || o.Viewport.Scale > 5) {
-		return nil, Errorf(CodeBadRequest, "invalid viewport %dx%d@%g", o.Viewport.Width, o.Viewport.Height, o.Viewport.Scale)
+		return nil, Errorf(errcode.BadRequest, "invalid viewport %dx%d@%g", o.Viewport.Width, o.Viewport.Height, o.Viewport.Scale)
 	}
 	if o.URL != "" {
 		if err := checkURL(o.URL); err != nil {
@@ -73,7 +74,7 @@ func (s *Supervisor) Open(ctx context.Context, o OpenOptions) (*OpenResult, erro
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		return nil, &Error{Code: CodeNotAlive, Msg: "the supervisor is shut down", Err: ErrClosed}
+		return nil, &Error{Code: errcode.NotAlive, Msg: "the supervisor is shut down", Err: ErrClosed}
 	}
 	t := s.tabs[name]
 	var stale *Tab
@@ -85,10 +86,10 @@ func (s *Supervisor) Open(ctx context.Context, o OpenOptions) (*OpenResult, erro
 			delete(s.tabs, name)
 		case t.key != key:
 			s.mu.Unlock()
-			return nil, &Error{Code: CodeBrowserMismatch, Msg: fmt.Sprintf("tab %q lives on the %s browser, not %s; close it first", name, t.key, key)}
+			return nil, &Error{Code: errcode.BrowserMismatch, Msg: fmt.Sprintf("tab %q lives on the %s browser, not %s; close it first", name, t.key, key)}
 		case !t.tryAcquire():
 			s.mu.Unlock()
-			return nil, &Error{Code: CodeBusy, Msg: fmt.Sprintf("tab %q is busy", name), Err: ErrBusy}
+			return nil, &Error{Code: errcode.Busy, Msg: fmt.Sprintf("tab %q is busy", name), Err: ErrBusy}
 		case o.Dialogs != "" && t.dialogs != o.Dialogs:
 			// The dialog policy changed: recreate the tab, on the page
 			// it showed unless the open names another.

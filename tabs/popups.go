@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/tabpilot/tabpilot/browser"
+	"github.com/tabpilot/tabpilot/errcode"
 )
 
 // Popup is a page that a tab's page opened (window.open, a target=_blank
@@ -250,7 +251,7 @@ func (w *PopupWaiter) Wait(ctx context.Context) (*Popup, error) {
 			p := x.allPopups[w.seen]
 			x.mu.Unlock()
 			if p.Error != "" {
-				return nil, &Error{Code: CodeNotAlive, Msg: fmt.Sprintf("popup %s opened but could not be attached: %s", p.Name, p.Error)}
+				return nil, &Error{Code: errcode.NotAlive, Msg: fmt.Sprintf("popup %s opened but could not be attached: %s", p.Name, p.Error)}
 			}
 			return &p, nil
 		}
@@ -259,7 +260,7 @@ func (w *PopupWaiter) Wait(ctx context.Context) (*Popup, error) {
 		select {
 		case <-ch:
 		case <-ctx.Done():
-			return nil, &Error{Code: CodeTimeout, Msg: "waitForPopup: no popup opened within the timeout", Err: ctx.Err()}
+			return nil, &Error{Code: errcode.Timeout, Msg: "waitForPopup: no popup opened within the timeout", Err: ctx.Err()}
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/network"
+	"github.com/tabpilot/tabpilot/errcode"
 )
 
 // Response is a network response of the tab's page (Network.responseReceived
@@ -84,7 +85,7 @@ func (w *ResponseWaiter) Wait(ctx context.Context) (*Response, error) {
 		select {
 		case raw, ok := <-w.sent:
 			if !ok {
-				return nil, &Error{Code: CodeNotAlive, Msg: "waitForResponse: the tab went away", Err: ErrNotAlive}
+				return nil, &Error{Code: errcode.NotAlive, Msg: "waitForResponse: the tab went away", Err: ErrNotAlive}
 			}
 			var ev network.EventRequestWillBeSent
 			if jsonv2.Unmarshal(raw, &ev) == nil && ev.Request != nil && len(methods) < 10000 {
@@ -92,7 +93,7 @@ func (w *ResponseWaiter) Wait(ctx context.Context) (*Response, error) {
 			}
 		case raw, ok := <-w.resp:
 			if !ok {
-				return nil, &Error{Code: CodeNotAlive, Msg: "waitForResponse: the tab went away", Err: ErrNotAlive}
+				return nil, &Error{Code: errcode.NotAlive, Msg: "waitForResponse: the tab went away", Err: ErrNotAlive}
 			}
 			if got != nil {
 				continue
@@ -120,7 +121,7 @@ func (w *ResponseWaiter) Wait(ctx context.Context) (*Response, error) {
 			}
 		case raw, ok := <-w.fin:
 			if !ok {
-				return nil, &Error{Code: CodeNotAlive, Msg: "waitForResponse: the tab went away", Err: ErrNotAlive}
+				return nil, &Error{Code: errcode.NotAlive, Msg: "waitForResponse: the tab went away", Err: ErrNotAlive}
 			}
 			var ev network.EventLoadingFinished
 			if jsonv2.Unmarshal(raw, &ev) != nil {
@@ -136,7 +137,7 @@ func (w *ResponseWaiter) Wait(ctx context.Context) (*Response, error) {
 			return got, nil
 		case raw, ok := <-w.fail:
 			if !ok {
-				return nil, &Error{Code: CodeNotAlive, Msg: "waitForResponse: the tab went away", Err: ErrNotAlive}
+				return nil, &Error{Code: errcode.NotAlive, Msg: "waitForResponse: the tab went away", Err: ErrNotAlive}
 			}
 			var ev network.EventLoadingFailed
 			if jsonv2.Unmarshal(raw, &ev) != nil {
@@ -150,13 +151,13 @@ func (w *ResponseWaiter) Wait(ctx context.Context) (*Response, error) {
 				ended[ev.RequestID] = "loading failed: " + ev.ErrorText
 			}
 		case <-w.t.deadSig:
-			return nil, &Error{Code: CodeNotAlive, Msg: "waitForResponse: the tab died: " + w.t.DeadReason(), Err: ErrNotAlive}
+			return nil, &Error{Code: errcode.NotAlive, Msg: "waitForResponse: the tab died: " + w.t.DeadReason(), Err: ErrNotAlive}
 		case <-ctx.Done():
 			if got != nil {
 				got.BodyError = "the body did not finish loading within the timeout"
 				return got, nil
 			}
-			return nil, &Error{Code: CodeTimeout, Msg: fmt.Sprintf("waitForResponse %s: no matching response within the timeout", w.p), Err: ctx.Err()}
+			return nil, &Error{Code: errcode.Timeout, Msg: fmt.Sprintf("waitForResponse %s: no matching response within the timeout", w.p), Err: ctx.Err()}
 		}
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/tabpilot/tabpilot/errcode"
 )
 
 // opCtx derives an operation context from parent (a tab's or the
@@ -37,7 +39,7 @@ func (s *Supervisor) Run(ctx context.Context, name string, timeout time.Duration
 		return err
 	}
 	if !t.tryAcquire() {
-		return &Error{Code: CodeBusy, Msg: fmt.Sprintf("tab %q is busy running another action", t.name), Err: ErrBusy}
+		return &Error{Code: errcode.Busy, Msg: fmt.Sprintf("tab %q is busy running another action", t.name), Err: ErrBusy}
 	}
 	defer t.release()
 	asked := timeout
@@ -50,7 +52,7 @@ func (s *Supervisor) Run(ctx context.Context, name string, timeout time.Duration
 		defer func() {
 			if p := recover(); p != nil {
 				s.log.Error("panic in run", "tab", t.name, "panic", p)
-				done <- Errorf(CodeInternal, "internal error: %v", p)
+				done <- Errorf(errcode.Internal, "internal error: %v", p)
 			}
 		}()
 		done <- job.Run(rctx, t)
@@ -93,20 +95,20 @@ func (s *Supervisor) Run(ctx context.Context, name string, timeout time.Duration
 		}
 		killed := s.afterTimeout(t)
 		if ctx.Err() != nil {
-			return Errorf(CodeTimeout, "run on tab %q cancelled: %w", t.name, ctx.Err())
+			return Errorf(errcode.Timeout, "run on tab %q cancelled: %w", t.name, ctx.Err())
 		}
 		return s.timeoutErr(t, timeout, asked, err, killed)
 	case <-grace.C:
 		s.log.Warn("run did not yield; killing tab", "tab", t.name)
 		s.killTab(t, fmt.Sprintf("killed: a run overran its %v timeout and did not stop within %v", timeout, s.opts.Grace))
-		return &Error{Code: CodeTimeout, Msg: fmt.Sprintf("run on tab %q timed out after %v and did not stop; the tab was killed (open it again)", t.name, timeout)}
+		return &Error{Code: errcode.Timeout, Msg: fmt.Sprintf("run on tab %q timed out after %v and did not stop; the tab was killed (open it again)", t.name, timeout)}
 	}
 }
 
 // goneErr is the error of a run whose tab was closed, or whose page
 // crashed, under it.
 func goneErr(t *Tab) error {
-	return &Error{Code: CodeNotAlive, Msg: fmt.Sprintf("run on tab %q stopped: the tab is gone (%s)", t.name, t.DeadReason()), Err: ErrNotAlive}
+	return &Error{Code: errcode.NotAlive, Msg: fmt.Sprintf("run on tab %q stopped: the tab is gone (%s)", t.name, t.DeadReason()), Err: ErrNotAlive}
 }
 
 // timeoutErr is the timeout error of an action on tab t that ran for d,
@@ -120,7 +122,7 @@ func (s *Supervisor) timeoutErr(t *Tab, d, asked time.Duration, cause error, kil
 	}
 	var e *Error
 	switch {
-	case errors.As(cause, &e) && e.Code == CodeTimeout && e.Msg != "" && !strings.HasSuffix(e.Msg, ": timed out") && !strings.HasPrefix(e.Msg, "run stopped"):
+	case errors.As(cause, &e) && e.Code == errcode.Timeout && e.Msg != "" && !strings.HasSuffix(e.Msg, ": timed out") && !strings.HasPrefix(e.Msg, "run stopped"):
 		// What the action was waiting for when the time ran out.
 		msg += ": " + e.Msg
 	case cause != nil && !errors.Is(cause, context.DeadlineExceeded) && !strings.Contains(cause.Error(), "timed out"):
@@ -132,7 +134,7 @@ func (s *Supervisor) timeoutErr(t *Tab, d, asked time.Duration, cause error, kil
 	if killed {
 		msg += fmt.Sprintf("; the page did not answer for %v after it, so the tab was killed (open it again)", probeWait)
 	}
-	return &Error{Code: CodeTimeout, Msg: msg, Err: context.DeadlineExceeded}
+	return &Error{Code: errcode.Timeout, Msg: msg, Err: context.DeadlineExceeded}
 }
 
 // afterTimeout probes a tab after a run timed out: a page stuck in a loop

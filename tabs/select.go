@@ -12,6 +12,8 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/runtime"
+
+	"github.com/tabpilot/tabpilot/errcode"
 )
 
 //go:embed js/select.js
@@ -63,7 +65,7 @@ const selectWidgetWait = 2 * time.Second
 // single select, or a pick that had no visible effect.
 func (t *Tab) Select(ctx context.Context, tg Target, values []string) (*SelectResult, error) {
 	if len(values) == 0 {
-		return nil, Errorf(CodeBadRequest, "select needs at least one value (an option's label or value)")
+		return nil, Errorf(errcode.BadRequest, "select needs at least one value (an option's label or value)")
 	}
 	deadline := time.Now().Add(actionWait(ctx))
 	el, err := t.find(ctx, tg, time.Until(deadline))
@@ -91,7 +93,7 @@ func (t *Tab) Select(ctx context.Context, tg Target, values []string) (*SelectRe
 func selectErr(el *element, r *selectReply) error {
 	switch {
 	case r.Error != "":
-		return &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("cannot select in %s: %s", el.desc, r.Error)}
+		return &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("cannot select in %s: %s", el.desc, r.Error)}
 	case r.Missing != nil:
 		opts := r.Options
 		more := ""
@@ -102,7 +104,7 @@ func selectErr(el *element, r *selectReply) error {
 		for i, o := range opts {
 			q[i] = fmt.Sprintf("%q", o)
 		}
-		return &Error{Code: CodeElementNotFound, Msg: fmt.Sprintf("select in %s: no option matches %q; nothing was selected (options: %s%s)", el.desc, *r.Missing, strings.Join(q, ", "), more)}
+		return &Error{Code: errcode.ElementNotFound, Msg: fmt.Sprintf("select in %s: no option matches %q; nothing was selected (options: %s%s)", el.desc, *r.Missing, strings.Join(q, ", "), more)}
 	}
 	return nil
 }
@@ -147,7 +149,7 @@ func (t *Tab) selectWidget(ctx context.Context, el *element, values []string, de
 	}
 	if r.Found != nil && !*r.Found {
 		t.undoWidget(ctx, el, opened, typed, before.Shown)
-		return nil, &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("cannot select in %s: it is not a <select>, and no [role=option] showed after clicking it", el.desc)}
+		return nil, &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("cannot select in %s: it is not a <select>, and no [role=option] showed after clicking it", el.desc)}
 	}
 	if err := selectErr(el, r); err != nil {
 		t.undoWidget(ctx, el, opened, typed, before.Shown)
@@ -173,7 +175,7 @@ func (t *Tab) selectWidget(ctx context.Context, el *element, values []string, de
 				return nil, err
 			}
 			if r.Found != nil && !*r.Found {
-				return nil, &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("select in %s: the options did not show again for %q", el.desc, v)}
+				return nil, &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("select in %s: the options did not show again for %q", el.desc, v)}
 			}
 		}
 		// __tpPicked holds the matches of the last widgetOptions call, the
@@ -206,7 +208,7 @@ func (t *Tab) selectWidget(ctx context.Context, el *element, values []string, de
 	}
 	if err := t.callOn(ctx, el, selectJS, &after, "state", nil); err != nil {
 		var e *Error
-		if errors.As(err, &e) && e.Code == CodeStaleElement {
+		if errors.As(err, &e) && e.Code == errcode.StaleElement {
 			return res, nil // the pick navigated
 		}
 		return nil, err
@@ -217,7 +219,7 @@ func (t *Tab) selectWidget(ctx context.Context, el *element, values []string, de
 		ok = ok || p
 	}
 	if !ok {
-		return nil, &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("select %q in %s had no effect: the option was clicked but the widget still shows %q and the option is not aria-selected", last, el.desc, trim(after.Shown, 80))}
+		return nil, &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("select %q in %s had no effect: the option was clicked but the widget still shows %q and the option is not aria-selected", last, el.desc, trim(after.Shown, 80))}
 	}
 	return res, nil
 }
@@ -270,7 +272,7 @@ func (t *Tab) typeInto(ctx context.Context, el *element, value string) error {
 		return err
 	}
 	if r.Error != "" {
-		return &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("cannot type into %s: %s", el.desc, r.Error)}
+		return &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("cannot type into %s: %s", el.desc, r.Error)}
 	}
 	return t.blocking(ctx, func(ctx context.Context) error {
 		_, err := cdp.Call(ctx, t.target, input.InsertText, input.InsertTextParams{Text: value})
@@ -326,10 +328,10 @@ func (t *Tab) objOn(ctx context.Context, el *element, fn string, args ...any) (*
 		return nil, evalErr(err)
 	}
 	if res.ExceptionDetails != nil {
-		return nil, &Error{Code: CodeScriptError, Msg: "page error: " + exceptionText(res.ExceptionDetails)}
+		return nil, &Error{Code: errcode.ScriptError, Msg: "page error: " + exceptionText(res.ExceptionDetails)}
 	}
 	if res.Result == nil || res.Result.ObjectID == "" || res.Result.Subtype != "node" {
-		return nil, &Error{Code: CodeElementNotFound, Msg: "no element for " + el.desc}
+		return nil, &Error{Code: errcode.ElementNotFound, Msg: "no element for " + el.desc}
 	}
 	return &element{obj: res.Result.ObjectID, desc: el.desc, sess: el.sess}, nil
 }

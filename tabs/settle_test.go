@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tabpilot/tabpilot/errcode"
 	"github.com/tabpilot/tabpilot/tabs"
 )
 
@@ -138,7 +139,7 @@ func TestOpenSettledSPA(t *testing.T) {
 		t.Errorf("the page sees the settle binding: %s, %v", seen, err)
 	}
 	// The wait is named in the error of an unknown one.
-	if _, err := s.Open(context.Background(), tabs.OpenOptions{Name: "bad", URL: ps.URL + "/spa", WaitUntil: "soon"}); tabs.CodeOf(err) != tabs.CodeBadRequest || !strings.Contains(err.Error(), "settled (the default)") {
+	if _, err := s.Open(context.Background(), tabs.OpenOptions{Name: "bad", URL: ps.URL + "/spa", WaitUntil: "soon"}); errcode.Of(err) != errcode.BadRequest || !strings.Contains(err.Error(), "settled (the default)") {
 		t.Errorf("open with wait soon: %v", err)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/tabpilot/tabpilot/browser"
+	"github.com/tabpilot/tabpilot/errcode"
 	"github.com/tabpilot/tabpilot/tabs"
 	"github.com/tabpilot/tabpilot/tabs/script"
 )
@@ -298,14 +299,14 @@ func testStall(t *testing.T, endpoint string, stall func()) {
 	within(t, "the calls on the stalled tabs", wg.Wait)
 	for _, o := range outcomes {
 		t.Logf("%s: %v after %v (timeout %v)", o.what, o.err, o.took.Round(time.Millisecond), stallTimeout)
-		if c := tabs.CodeOf(o.err); c != tabs.CodeTimeout && c != tabs.CodeNotAlive {
+		if c := errcode.Of(o.err); c != errcode.Timeout && c != errcode.NotAlive {
 			t.Errorf("%s on a stalled connection: %v (code %q), want timeout or not_alive", o.what, o.err, c)
 		}
 	}
 	// A run that timed out on a page that no longer answers kills its
 	// tab, so the next call fails at once instead of waiting again.
 	for _, name := range []string{"stall-observe", "stall-click", "stall-evaluate", "stall-run"} {
-		if _, err := s.Tab(name); tabs.CodeOf(err) != tabs.CodeNotAlive {
+		if _, err := s.Tab(name); errcode.Of(err) != errcode.NotAlive {
 			t.Errorf("tab %s after its run timed out on a stalled connection: %v, want not_alive", name, err)
 		}
 	}
@@ -313,7 +314,7 @@ func testStall(t *testing.T, endpoint string, stall func()) {
 	within(t, "a second run on a killed tab", func() {
 		again = s.Run(ctx, "stall-evaluate", stallTimeout, job(func(ctx context.Context, tb *tabs.Tab) error { return nil }))
 	})
-	if tabs.CodeOf(again) != tabs.CodeNotAlive {
+	if errcode.Of(again) != errcode.NotAlive {
 		t.Errorf("a second run on the killed tab: %v, want not_alive", again)
 	}
 
@@ -363,10 +364,10 @@ func testStall(t *testing.T, endpoint string, stall func()) {
 		t0 := time.Now()
 		within(t, "close "+name, func() { closed, err = s.Close(ctx, name, false, stallTimeout) })
 		t.Logf("close %s: %v after %v (timeout %v)", name, err, time.Since(t0).Round(time.Millisecond), stallTimeout)
-		if len(closed) != 1 || closed[0] != name || (err != nil && tabs.CodeOf(err) != tabs.CodeTimeout) {
+		if len(closed) != 1 || closed[0] != name || (err != nil && errcode.Of(err) != errcode.Timeout) {
 			t.Errorf("close %s: %v, %v; want [%s] and no error or a timeout", name, closed, err, name)
 		}
-		if _, err := s.Tab(name); tabs.CodeOf(err) != tabs.CodeNoSuchTab {
+		if _, err := s.Tab(name); errcode.Of(err) != errcode.NoSuchTab {
 			t.Errorf("tab %s after close: %v, want no_such_tab", name, err)
 		}
 	}

@@ -27,6 +27,7 @@ import (
 	"github.com/chromedp/cdproto/target"
 
 	"github.com/tabpilot/tabpilot/browser"
+	"github.com/tabpilot/tabpilot/errcode"
 )
 
 // Options configure a Supervisor. A nil *Options means the defaults; New
@@ -265,7 +266,7 @@ func normName(name string) (string, error) {
 		name = DefaultName
 	}
 	if !ValidName(name) {
-		return "", Errorf(CodeBadRequest, "invalid tab name %q: use 1-64 printable characters without spaces or slashes", name)
+		return "", Errorf(errcode.BadRequest, "invalid tab name %q: use 1-64 printable characters without spaces or slashes", name)
 	}
 	return name, nil
 }
@@ -353,10 +354,10 @@ func (s *Supervisor) Tab(name string) (*Tab, error) {
 	t := s.tabs[n]
 	s.mu.Unlock()
 	if t == nil {
-		return nil, &Error{Code: CodeNoSuchTab, Msg: fmt.Sprintf("no tab named %q", n), Err: ErrNoSuchTab}
+		return nil, &Error{Code: errcode.NoSuchTab, Msg: fmt.Sprintf("no tab named %q", n), Err: ErrNoSuchTab}
 	}
 	if !t.Alive() {
-		return nil, &Error{Code: CodeNotAlive, Msg: fmt.Sprintf("tab %q is not alive: %s", n, t.DeadReason()), Err: ErrNotAlive}
+		return nil, &Error{Code: errcode.NotAlive, Msg: fmt.Sprintf("tab %q is not alive: %s", n, t.DeadReason()), Err: ErrNotAlive}
 	}
 	return t, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/tabpilot/tabpilot/browser"
+	"github.com/tabpilot/tabpilot/errcode"
 	"github.com/tabpilot/tabpilot/tabs/observe"
 )
 
@@ -225,7 +226,7 @@ func (t *Tab) Target() *chromedp.Target { return t.target }
 // JSON result (the cdp.send escape hatch). It honours the dialog rule.
 func (t *Tab) Send(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	if method == "" || !strings.Contains(method, ".") {
-		return nil, Errorf(CodeBadRequest, "invalid CDP method %q: use Domain.method", method)
+		return nil, Errorf(errcode.BadRequest, "invalid CDP method %q: use Domain.method", method)
 	}
 	if len(params) == 0 {
 		params = json.RawMessage("{}")
@@ -242,7 +243,7 @@ func (t *Tab) Send(ctx context.Context, method string, params json.RawMessage) (
 		if ctx.Err() != nil {
 			return nil, cdpErr(method, err)
 		}
-		return nil, &Error{Code: CodeBadRequest, Msg: fmt.Sprintf("cdp %s: %v", method, err), Err: err}
+		return nil, &Error{Code: errcode.BadRequest, Msg: fmt.Sprintf("cdp %s: %v", method, err), Err: err}
 	}
 	return out, nil
 }

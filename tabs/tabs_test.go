@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/tabpilot/tabpilot/browser"
+	"github.com/tabpilot/tabpilot/errcode"
 	"github.com/tabpilot/tabpilot/internal/testenv"
 	"github.com/tabpilot/tabpilot/tabs"
 )
@@ -184,7 +185,7 @@ func TestTypeFillPress(t *testing.T) {
 		if _, err := tb.Type(ctx, tabs.Target{Selector: "text/Password"}, "pw"); err != nil {
 			return fmt.Errorf("type into the label: %w", err)
 		}
-		if _, err := tb.Type(ctx, tabs.Target{Selector: "text/Next page"}, "x"); tabs.CodeOf(err) != tabs.CodeNotActionable {
+		if _, err := tb.Type(ctx, tabs.Target{Selector: "text/Next page"}, "x"); errcode.Of(err) != errcode.NotActionable {
 			return fmt.Errorf("typing into a link: %v, want not_actionable", err)
 		}
 		_, err := tb.Press(ctx, "Tab", nil)
@@ -227,7 +228,7 @@ func TestStaleAfterNavigation(t *testing.T) {
 			time.Sleep(300 * time.Millisecond)
 		}
 		_, err = tb.Click(ctx, tabs.Target{ID: btn})
-		if tabs.CodeOf(err) != tabs.CodeStaleElement {
+		if errcode.Of(err) != errcode.StaleElement {
 			return fmt.Errorf("click on old number after navigation: err = %v, want stale_element", err)
 		}
 		return nil
@@ -258,11 +259,11 @@ func TestBusyAndTimeout(t *testing.T) {
 	})
 	<-started
 	err := run(t, tab, func(context.Context, *tabs.Tab) error { return nil })
-	if tabs.CodeOf(err) != tabs.CodeBusy {
+	if errcode.Of(err) != errcode.Busy {
 		t.Errorf("second run: %v, want busy", err)
 	}
 	wg.Wait()
-	if tabs.CodeOf(slowErr) != tabs.CodeTimeout {
+	if errcode.Of(slowErr) != errcode.Timeout {
 		t.Errorf("slow run: %v, want timeout", slowErr)
 	}
 	if !tab.Alive() {
@@ -295,7 +296,7 @@ func TestTimeoutDuringSlowNavigationKeepsTab(t *testing.T) {
 		if how == "click" && err != nil {
 			t.Fatalf("click: %v, want success", err)
 		}
-		if how == "goto" && (tabs.CodeOf(err) != tabs.CodeTimeout || strings.Contains(err.Error(), "killed")) {
+		if how == "goto" && (errcode.Of(err) != errcode.Timeout || strings.Contains(err.Error(), "killed")) {
 			t.Fatalf("goto: %v, want a timeout that leaves the tab", err)
 		}
 		if !tab.Alive() {
@@ -366,7 +367,7 @@ func TestCloseDuringRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := <-errc
-	if tabs.CodeOf(err) != tabs.CodeNotAlive || !strings.Contains(err.Error(), "the tab is gone") {
+	if errcode.Of(err) != errcode.NotAlive || !strings.Contains(err.Error(), "the tab is gone") {
 		t.Fatalf("run under a closed tab: %v, want not_alive", err)
 	}
 }
@@ -396,7 +397,7 @@ func TestCancelledLoopKillsTab(t *testing.T) {
 	if tab.Alive() {
 		t.Fatal("the looping tab is still alive after the cancelled run")
 	}
-	if _, err := sup.Tab(tab.Name()); tabs.CodeOf(err) != tabs.CodeNotAlive {
+	if _, err := sup.Tab(tab.Name()); errcode.Of(err) != errcode.NotAlive {
 		t.Fatalf("next call: %v, want not_alive", err)
 	}
 }
@@ -411,13 +412,13 @@ func TestStuckRunKillsTab(t *testing.T) {
 	tab := open(t, "/form")
 	j := &stuck{interrupted: make(chan string, 1)}
 	err := sup.Run(context.Background(), tab.Name(), time.Second, j)
-	if tabs.CodeOf(err) != tabs.CodeTimeout || !strings.Contains(err.Error(), "killed") {
+	if errcode.Of(err) != errcode.Timeout || !strings.Contains(err.Error(), "killed") {
 		t.Fatalf("err = %v, want timeout with the tab killed", err)
 	}
 	if r := <-j.interrupted; r != "timeout" {
 		t.Fatalf("interrupt reason %q", r)
 	}
-	if _, err := sup.Tab(tab.Name()); tabs.CodeOf(err) != tabs.CodeNotAlive {
+	if _, err := sup.Tab(tab.Name()); errcode.Of(err) != errcode.NotAlive {
 		t.Fatalf("tab after kill: %v, want not_alive", err)
 	}
 	// Reopening the name works.
@@ -433,10 +434,10 @@ func TestPageLoopKillsTab(t *testing.T) {
 		_, err := tb.Click(ctx, tabs.Target{Selector: "button"})
 		return err
 	}))
-	if tabs.CodeOf(err) != tabs.CodeTimeout {
+	if errcode.Of(err) != errcode.Timeout {
 		t.Fatalf("err = %v, want timeout", err)
 	}
-	if _, err := sup.Tab(tab.Name()); tabs.CodeOf(err) != tabs.CodeNotAlive {
+	if _, err := sup.Tab(tab.Name()); errcode.Of(err) != errcode.NotAlive {
 		t.Fatalf("tab with a hung page: %v, want not_alive", err)
 	}
 }
@@ -455,7 +456,7 @@ func TestNavigationFailed(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = sup.Open(context.Background(), tabs.OpenOptions{Name: name, URL: closed, WaitUntil: "load"})
-	if tabs.CodeOf(err) != tabs.CodeNavigationFailed || !strings.Contains(err.Error(), "ERR_CONNECTION_REFUSED") {
+	if errcode.Of(err) != errcode.NavigationFailed || !strings.Contains(err.Error(), "ERR_CONNECTION_REFUSED") {
 		t.Fatalf("err = %v, want navigation_failed with net::ERR_CONNECTION_REFUSED", err)
 	}
 	// The tab list shows the error page, not the title of the page before
@@ -477,10 +478,10 @@ func TestNavigationFailed(t *testing.T) {
 		t.Errorf("after a failed navigation the tab lists %s", got)
 	}
 	_, err = sup.Open(context.Background(), tabs.OpenOptions{Name: "bad name"})
-	if tabs.CodeOf(err) != tabs.CodeBadRequest {
+	if errcode.Of(err) != errcode.BadRequest {
 		t.Fatalf("bad name: %v", err)
 	}
-	if err := sup.Run(context.Background(), "nosuch", time.Second, tabs.JobFunc(nil)); tabs.CodeOf(err) != tabs.CodeNoSuchTab {
+	if err := sup.Run(context.Background(), "nosuch", time.Second, tabs.JobFunc(nil)); errcode.Of(err) != errcode.NoSuchTab {
 		t.Fatalf("run on missing tab: %v", err)
 	}
 }
@@ -497,21 +498,21 @@ func TestDialogs(t *testing.T) {
 		if res.Dialog == nil || res.Dialog.Type != "confirm" || res.Dialog.Message != "sure?" {
 			return fmt.Errorf("dialog = %+v", res.Dialog)
 		}
-		if _, err := tb.Observe(ctx, tabs.ObserveOptions{}); tabs.CodeOf(err) != tabs.CodeNotActionable {
+		if _, err := tb.Observe(ctx, tabs.ObserveOptions{}); errcode.Of(err) != errcode.NotActionable {
 			return fmt.Errorf("observe with a dialog: %v", err)
 		}
 		// A second click is refused at once, with how to answer the dialog.
 		_, err = tb.Click(ctx, tabs.Target{Selector: "#b"})
 		var te *tabs.Error
-		if !errors.As(err, &te) || te.Code != tabs.CodeNotActionable || !strings.HasPrefix(te.Msg, `a confirm dialog is open ("sure?")`) || !strings.Contains(te.Hint, "tab.acceptDialog") {
+		if !errors.As(err, &te) || te.Code != errcode.NotActionable || !strings.HasPrefix(te.Msg, `a confirm dialog is open ("sure?")`) || !strings.Contains(te.Hint, "tab.acceptDialog") {
 			return fmt.Errorf("click with a dialog: %#v", err)
 		}
 		// So are a navigation and a key press, which would otherwise do
 		// nothing and look like success.
-		if _, err := tb.Goto(ctx, srv.URL+"/form", "load"); tabs.CodeOf(err) != tabs.CodeNotActionable {
+		if _, err := tb.Goto(ctx, srv.URL+"/form", "load"); errcode.Of(err) != errcode.NotActionable {
 			return fmt.Errorf("goto with a dialog: %v", err)
 		}
-		if _, err := tb.Press(ctx, "Escape", nil); tabs.CodeOf(err) != tabs.CodeNotActionable {
+		if _, err := tb.Press(ctx, "Escape", nil); errcode.Of(err) != errcode.NotActionable {
 			return fmt.Errorf("press with a dialog: %v", err)
 		}
 		return tb.HandleDialog(ctx, true, nil)
@@ -626,7 +627,7 @@ func TestEvaluateAcrossNavigation(t *testing.T) {
 		return err
 	})
 	var te *tabs.Error
-	if !errors.As(err, &te) || te.Code != tabs.CodeScriptError || !strings.Contains(te.Msg, "the page navigated while it ran") {
+	if !errors.As(err, &te) || te.Code != errcode.ScriptError || !strings.Contains(te.Msg, "the page navigated while it ran") {
 		t.Fatalf("evaluate across a navigation: %#v", err)
 	}
 }

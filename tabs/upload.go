@@ -11,6 +11,8 @@ import (
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+
+	"github.com/tabpilot/tabpilot/errcode"
 )
 
 // UploadResult reports the files an upload set.
@@ -44,20 +46,20 @@ const fileChooserWait = 3 * time.Second
 // when clicking the target opened no file chooser.
 func (t *Tab) UploadFile(ctx context.Context, tg Target, paths []string) (*UploadResult, error) {
 	if len(paths) == 0 {
-		return nil, Errorf(CodeBadRequest, "uploadFile needs at least one file path")
+		return nil, Errorf(errcode.BadRequest, "uploadFile needs at least one file path")
 	}
 	files := make([]string, len(paths))
 	for i, p := range paths {
 		abs, err := filepath.Abs(p)
 		if err != nil {
-			return nil, Errorf(CodeBadRequest, "uploadFile: bad path %q: %v", p, err)
+			return nil, Errorf(errcode.BadRequest, "uploadFile: bad path %q: %v", p, err)
 		}
 		st, err := os.Stat(abs)
 		if err != nil {
-			return nil, Errorf(CodeBadRequest, "uploadFile: no such file %s", abs)
+			return nil, Errorf(errcode.BadRequest, "uploadFile: no such file %s", abs)
 		}
 		if st.IsDir() {
-			return nil, Errorf(CodeBadRequest, "uploadFile: %s is a directory, not a file", abs)
+			return nil, Errorf(errcode.BadRequest, "uploadFile: %s is a directory, not a file", abs)
 		}
 		files[i] = abs
 	}
@@ -74,7 +76,7 @@ func (t *Tab) UploadFile(ctx context.Context, tg Target, paths []string) (*Uploa
  const inner = el.querySelectorAll ? el.querySelectorAll('input[type=file]') : [];
  return inner.length === 1 ? inner[0] : null; }`
 	in, err := t.objOn(ctx, el, findInput)
-	if err != nil && CodeOf(err) != CodeElementNotFound {
+	if err != nil && errcode.Of(err) != errcode.ElementNotFound {
 		return nil, err
 	}
 	res := &UploadResult{Target: el.desc, Files: files}
@@ -87,10 +89,10 @@ func (t *Tab) UploadFile(ctx context.Context, tg Target, paths []string) (*Uploa
 			return nil, err
 		}
 		if st.Disabled {
-			return nil, &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("cannot upload to %s: the file input is disabled", el.desc)}
+			return nil, &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("cannot upload to %s: the file input is disabled", el.desc)}
 		}
 		if len(files) > 1 && !st.Multiple {
-			return nil, Errorf(CodeBadRequest, "cannot upload %d files to %s: the file input takes one (no multiple attribute)", len(files), el.desc)
+			return nil, Errorf(errcode.BadRequest, "cannot upload %d files to %s: the file input takes one (no multiple attribute)", len(files), el.desc)
 		}
 		res.Via = "input"
 		if err := t.setFiles(ctx, t.sessionOf(in), dom.SetFileInputFilesParams{Files: files, ObjectID: in.obj}); err != nil {
@@ -98,7 +100,7 @@ func (t *Tab) UploadFile(ctx context.Context, tg Target, paths []string) (*Uploa
 		}
 		var n int
 		if err := t.callOn(ctx, in, `function(){ return this.files ? this.files.length : 0; }`, &n); err == nil && n != len(files) {
-			return nil, &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("upload to %s had no effect: the input holds %d files, not %d", el.desc, n, len(files))}
+			return nil, &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("upload to %s had no effect: the input holds %d files, not %d", el.desc, n, len(files))}
 		}
 		return res, nil
 	}
@@ -110,7 +112,7 @@ func (t *Tab) UploadFile(ctx context.Context, tg Target, paths []string) (*Uploa
 		return nil, err
 	}
 	if action != "" {
-		return nil, &Error{Code: CodeNotActionable,
+		return nil, &Error{Code: errcode.NotActionable,
 			Msg:  fmt.Sprintf("cannot upload to %s: it is not a file input, does not label or wrap one, and clicking it %s, so it was not clicked to look for a file chooser", el.desc, action),
 			Hint: "Target the <input type=file> itself (it may be hidden: a selector such as input[type=file] finds it), its <label>, or the element that opens the file chooser."}
 	}
@@ -133,26 +135,26 @@ func (t *Tab) UploadFile(ctx context.Context, tg Target, paths []string) (*Uploa
 	select {
 	case raw, ok := <-chooser:
 		if !ok {
-			return nil, &Error{Code: CodeNotAlive, Msg: "uploadFile: the tab went away", Err: ErrNotAlive}
+			return nil, &Error{Code: errcode.NotAlive, Msg: "uploadFile: the tab went away", Err: ErrNotAlive}
 		}
 		var ev page.EventFileChooserOpened
 		if err := unmarshalEvent(raw, &ev); err != nil {
 			return nil, fmt.Errorf("decode file chooser event: %w", err)
 		}
 		if ev.Mode == page.FileChooserOpenedModeSelectSingle && len(files) > 1 {
-			return nil, Errorf(CodeBadRequest, "cannot upload %d files through %s: its file chooser takes one", len(files), el.desc)
+			return nil, Errorf(errcode.BadRequest, "cannot upload %d files through %s: its file chooser takes one", len(files), el.desc)
 		}
 		if ev.BackendNodeID == 0 {
-			return nil, &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("the file chooser opened by %s has no file input to set", el.desc)}
+			return nil, &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("the file chooser opened by %s has no file input to set", el.desc)}
 		}
 		if err := t.setFiles(ctx, t.target, dom.SetFileInputFilesParams{Files: files, BackendNodeID: ev.BackendNodeID}); err != nil {
 			return nil, err
 		}
 		return res, nil
 	case <-wait.C:
-		return nil, &Error{Code: CodeNotActionable, Msg: fmt.Sprintf("cannot upload to %s: it is not a file input, does not label or wrap one, and clicking it opened no file chooser", el.desc)}
+		return nil, &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("cannot upload to %s: it is not a file input, does not label or wrap one, and clicking it opened no file chooser", el.desc)}
 	case <-ctx.Done():
-		return nil, &Error{Code: CodeTimeout, Msg: "uploadFile: no file chooser within the timeout", Err: ctx.Err()}
+		return nil, &Error{Code: errcode.Timeout, Msg: "uploadFile: no file chooser within the timeout", Err: ctx.Err()}
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+
+	"github.com/tabpilot/tabpilot/errcode"
 )
 
 // URLPattern matches URLs for waitForUrl and waitForResponse: a glob (a
@@ -28,7 +30,7 @@ type URLPattern struct {
 func ParseGlob(glob, base string) (URLPattern, error) {
 	p := URLPattern{Glob: glob, Base: base}
 	if strings.TrimSpace(glob) == "" {
-		return p, Errorf(CodeBadRequest, "empty URL pattern")
+		return p, Errorf(errcode.BadRequest, "empty URL pattern")
 	}
 	g := glob
 	if strings.HasPrefix(g, "/") && !strings.HasPrefix(g, "//") {
@@ -75,12 +77,12 @@ func globRegexp(g string) (*regexp.Regexp, error) {
 		}
 	}
 	if depth != 0 {
-		return nil, Errorf(CodeBadRequest, "URL pattern %q has an unclosed {", g)
+		return nil, Errorf(errcode.BadRequest, "URL pattern %q has an unclosed {", g)
 	}
 	b.WriteString("$")
 	re, err := regexp.Compile(b.String())
 	if err != nil {
-		return nil, Errorf(CodeBadRequest, "invalid URL pattern %q: %v", g, err)
+		return nil, Errorf(errcode.BadRequest, "invalid URL pattern %q: %v", g, err)
 	}
 	return re, nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/page"
+	"github.com/tabpilot/tabpilot/errcode"
 )
 
 type actionTimeoutKey struct{}
@@ -62,7 +63,7 @@ func (t *Tab) locate(ctx context.Context, tg Target, o actOpts) (*element, float
 			return el, x, y, nil
 		}
 		var e *Error
-		if tg.ID == 0 && errors.As(err, &e) && e.Code == CodeElementNotFound && time.Now().Before(deadline) && ctx.Err() == nil {
+		if tg.ID == 0 && errors.As(err, &e) && e.Code == errcode.ElementNotFound && time.Now().Before(deadline) && ctx.Err() == nil {
 			continue // detached: find the selector's new element
 		}
 		return nil, 0, 0, err
@@ -81,7 +82,7 @@ func (t *Tab) WaitForURL(ctx context.Context, p URLPattern, waitUntil string) (s
 		waitUntil = "load"
 	case "load", "domcontentloaded", "commit":
 	default:
-		return "", Errorf(CodeBadRequest, "invalid waitUntil %q: use load, domcontentloaded or commit", waitUntil)
+		return "", Errorf(errcode.BadRequest, "invalid waitUntil %q: use load, domcontentloaded or commit", waitUntil)
 	}
 	navs, stop1 := t.target.Subscribe(page.FrameNavigated.Method)
 	defer stop1()
@@ -113,9 +114,9 @@ func (t *Tab) WaitForURL(ctx context.Context, p URLPattern, waitUntil string) (s
 			}
 		case <-tick.C:
 		case <-t.deadSig:
-			return "", &Error{Code: CodeNotAlive, Msg: "waitForUrl: the tab died: " + t.DeadReason(), Err: ErrNotAlive}
+			return "", &Error{Code: errcode.NotAlive, Msg: "waitForUrl: the tab died: " + t.DeadReason(), Err: ErrNotAlive}
 		case <-ctx.Done():
-			return "", &Error{Code: CodeTimeout, Msg: fmt.Sprintf("waitForUrl %s: the URL is still %s after the timeout", p, last), Err: ctx.Err()}
+			return "", &Error{Code: errcode.Timeout, Msg: fmt.Sprintf("waitForUrl %s: the URL is still %s after the timeout", p, last), Err: ctx.Err()}
 		}
 	}
 }
@@ -153,7 +154,7 @@ func (t *Tab) waitReadyState(ctx context.Context, waitUntil string) error {
 			return nil
 		}
 		if !sleepCtx(ctx, 50*time.Millisecond) {
-			return &Error{Code: CodeTimeout, Msg: "waitForUrl: the URL matched but the page did not finish loading within the timeout", Err: ctx.Err()}
+			return &Error{Code: errcode.Timeout, Msg: "waitForUrl: the URL matched but the page did not finish loading within the timeout", Err: ctx.Err()}
 		}
 	}
 }
@@ -169,7 +170,7 @@ func (t *Tab) WaitForState(ctx context.Context, tg Target, state string) (*Actio
 		state = "visible"
 	case "attached", "detached", "visible", "hidden":
 	default:
-		return nil, Errorf(CodeBadRequest, "invalid state %q: use attached, detached, visible or hidden", state)
+		return nil, Errorf(errcode.BadRequest, "invalid state %q: use attached, detached, visible or hidden", state)
 	}
 	if state == "visible" {
 		return t.WaitFor(ctx, tg)
@@ -178,9 +179,9 @@ func (t *Tab) WaitForState(ctx context.Context, tg Target, state string) (*Actio
 		el, err := t.resolve(ctx, tg)
 		var e *Error
 		if err != nil && ctx.Err() != nil {
-			return nil, &Error{Code: CodeTimeout, Msg: fmt.Sprintf("waitFor %s: not %s within the timeout", tg, state), Err: ctx.Err()}
+			return nil, &Error{Code: errcode.Timeout, Msg: fmt.Sprintf("waitFor %s: not %s within the timeout", tg, state), Err: ctx.Err()}
 		}
-		if err != nil && !(errors.As(err, &e) && e.Code == CodeStaleElement && (state == "detached" || state == "hidden")) {
+		if err != nil && !(errors.As(err, &e) && e.Code == errcode.StaleElement && (state == "detached" || state == "hidden")) {
 			return nil, err
 		}
 		present, visible := false, false
@@ -203,7 +204,7 @@ func (t *Tab) WaitForState(ctx context.Context, tg Target, state string) (*Actio
 		}
 		select {
 		case <-ctx.Done():
-			return nil, &Error{Code: CodeTimeout, Msg: fmt.Sprintf("waitFor %s: not %s within the timeout", desc, state), Err: ctx.Err()}
+			return nil, &Error{Code: errcode.Timeout, Msg: fmt.Sprintf("waitFor %s: not %s within the timeout", desc, state), Err: ctx.Err()}
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
@@ -241,7 +242,7 @@ func (t *Tab) WaitForLoadState(ctx context.Context, state string, idle time.Dura
 	switch state {
 	case "load", "domcontentloaded", "networkidle":
 	default:
-		return Errorf(CodeBadRequest, "invalid load state %q: use load, domcontentloaded or networkidle", state)
+		return Errorf(errcode.BadRequest, "invalid load state %q: use load, domcontentloaded or networkidle", state)
 	}
 	if idle <= 0 {
 		idle = DefaultIdle
@@ -278,7 +279,7 @@ func (t *Tab) WaitForLoadState(ctx context.Context, state string, idle time.Dura
 		case <-ctx.Done():
 			return t.loadStateTimeout(state, idle, time.Since(start), loading, dcl, nav, ctx.Err())
 		case <-t.deadSig:
-			return &Error{Code: CodeNotAlive, Msg: "waitForLoadState: the tab died: " + t.DeadReason(), Err: ErrNotAlive}
+			return &Error{Code: errcode.NotAlive, Msg: "waitForLoadState: the tab died: " + t.DeadReason(), Err: ErrNotAlive}
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
@@ -302,5 +303,5 @@ func (t *Tab) loadStateTimeout(state string, idle, waited time.Duration, loading
 			why = fmt.Sprintf("%d request(s) still pending: %s", n, list)
 		}
 	}
-	return &Error{Code: CodeTimeout, Msg: fmt.Sprintf("waitForLoadState %s: not reached after %v: %s", state, waited, why), Err: cause}
+	return &Error{Code: errcode.Timeout, Msg: fmt.Sprintf("waitForLoadState %s: not reached after %v: %s", state, waited, why), Err: cause}
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/tabpilot/tabpilot/errcode"
 )
 
 func TestURLGlobs(t *testing.T) {
@@ -40,7 +42,7 @@ func TestURLGlobs(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"", "  ", "**/{a,b"} {
-		if _, err := ParseGlob(bad, ""); CodeOf(err) != CodeBadRequest {
+		if _, err := ParseGlob(bad, ""); errcode.Of(err) != errcode.BadRequest {
 			t.Errorf("ParseGlob(%q) = %v, want bad_request", bad, err)
 		}
 	}

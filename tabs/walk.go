@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
+	"github.com/tabpilot/tabpilot/errcode"
 	"github.com/tabpilot/tabpilot/tabs/observe"
 )
 
@@ -174,7 +175,7 @@ func (t *Tab) gather(ctx context.Context, o ObserveOptions) (*observe.DOMInput, 
 		}
 	}
 	if len(parts) == 0 || parts[0].Walk == nil {
-		return nil, nil, nil, nil, &Error{Code: CodeInternal, Msg: "observe: the top frame was not walked"}
+		return nil, nil, nil, nil, &Error{Code: errcode.Internal, Msg: "observe: the top frame was not walked"}
 	}
 	top := parts[0].Walk
 	in := &observe.DOMInput{
@@ -443,10 +444,10 @@ func (t *Tab) callWalker(ctx context.Context, s *chromedp.Target, p runtime.Call
 		if strings.Contains(msg, "no tabpilot walker") {
 			return nil, nil, errNoWalker
 		}
-		return nil, nil, &Error{Code: CodeInternal, Msg: "observe: page walker failed: " + msg}
+		return nil, nil, &Error{Code: errcode.Internal, Msg: "observe: page walker failed: " + msg}
 	}
 	if res.Result == nil || res.Result.DeepSerializedValue == nil {
-		return nil, nil, &Error{Code: CodeInternal, Msg: "observe: the page walker returned nothing"}
+		return nil, nil, &Error{Code: errcode.Internal, Msg: "observe: the page walker returned nothing"}
 	}
 	var parts []deepValue
 	if err := jsonv2.Unmarshal(res.Result.DeepSerializedValue.Value, &parts); err != nil || len(parts) != 2 {

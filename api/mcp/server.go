@@ -16,6 +16,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tabpilot/tabpilot/api"
+	"github.com/tabpilot/tabpilot/errcode"
 )
 
 // Handler answers the actions: method is one of api.Methods and params
@@ -114,7 +115,7 @@ func (th *toolHandler) call(ctx context.Context, req *sdk.CallToolRequest) (res 
 	defer func() {
 		if p := recover(); p != nil {
 			th.log.Error("mcp: tool panic", "panic", p, "stack", string(debug.Stack()))
-			res, err = toolResult(api.ErrorResult(api.Internal, fmt.Sprintf("panic: %v", p))), nil
+			res, err = toolResult(api.ErrorResult(errcode.Internal, fmt.Sprintf("panic: %v", p))), nil
 		}
 	}()
 	var args json.RawMessage
@@ -128,13 +129,13 @@ func (th *toolHandler) call(ctx context.Context, req *sdk.CallToolRequest) (res 
 	r, err := th.h.Call(ctx, action, params)
 	switch {
 	case err != nil && (errors.Is(err, api.ErrInvalidParams) || errors.Is(err, api.ErrMethodNotFound)):
-		r = api.ErrorResult(api.BadRequest, err.Error())
+		r = api.ErrorResult(errcode.BadRequest, err.Error())
 	case err != nil:
-		r = api.ErrorResult(api.Internal, err.Error())
+		r = api.ErrorResult(errcode.Internal, err.Error())
 	case r == nil:
-		r = api.ErrorResult(api.Internal, "no result")
+		r = api.ErrorResult(errcode.Internal, "no result")
 		if ctx.Err() != nil {
-			r = api.ErrorResult(api.Timeout, "the call was cancelled")
+			r = api.ErrorResult(errcode.Timeout, "the call was cancelled")
 		}
 	}
 	th.log.Debug("mcp: call", "action", action, "name", in.Name, "is_error", r.IsError)
@@ -151,24 +152,24 @@ func decodeArgs(args json.RawMessage, schema *jsonschema.Resolved) (in *Input, p
 	}
 	var v any
 	if err := json.Unmarshal(args, &v); err != nil {
-		return in, nil, "", api.ErrorResult(api.BadRequest, "arguments are not JSON: "+err.Error())
+		return in, nil, "", api.ErrorResult(errcode.BadRequest, "arguments are not JSON: "+err.Error())
 	}
 	if err := schema.Validate(v); err != nil {
-		return in, nil, "", api.ErrorResult(api.BadRequest, "invalid arguments: "+schemaError(err))
+		return in, nil, "", api.ErrorResult(errcode.BadRequest, "invalid arguments: "+schemaError(err))
 	}
 	dec := json.NewDecoder(bytes.NewReader(args))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(in); err != nil {
-		return in, nil, "", api.ErrorResult(api.BadRequest, "invalid arguments: "+strings.TrimPrefix(err.Error(), "json: "))
+		return in, nil, "", api.ErrorResult(errcode.BadRequest, "invalid arguments: "+strings.TrimPrefix(err.Error(), "json: "))
 	}
 	set, _ := v.(map[string]any)
 	req, err := request(in, set)
 	if err != nil {
-		return in, nil, in.Action, api.ErrorResult(api.BadRequest, err.Error())
+		return in, nil, in.Action, api.ErrorResult(errcode.BadRequest, err.Error())
 	}
 	b, err := json.Marshal(req)
 	if err != nil {
-		return in, nil, in.Action, api.ErrorResult(api.Internal, "encode the request: "+err.Error())
+		return in, nil, in.Action, api.ErrorResult(errcode.Internal, "encode the request: "+err.Error())
 	}
 	return in, b, in.Action, nil
 }

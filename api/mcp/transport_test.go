@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/tabpilot/tabpilot/api"
+	"github.com/tabpilot/tabpilot/errcode"
 	"github.com/tabpilot/tabpilot/internal/testenv"
 )
 
@@ -43,7 +44,7 @@ func (h *fakeHandler) Call(ctx context.Context, method string, params json.RawMe
 		if h.cancelled != nil {
 			h.once.Do(func() { close(h.cancelled) })
 		}
-		return api.ErrorResult(api.Timeout, "cancelled"), nil
+		return api.ErrorResult(errcode.Timeout, "cancelled"), nil
 	case method == "run" && p.Code == "slow":
 		time.Sleep(200 * time.Millisecond)
 	case method == "run" && p.Code == "panic":
@@ -376,7 +377,7 @@ func TestBadArguments(t *testing.T) {
 	m := serveString(t, in.String(), &fakeHandler{}, nil)
 	for i, c := range cases {
 		r := m[fmt.Sprint(i+1)]
-		if r.Result == nil || !r.Result.IsError || !strings.HasPrefix(text(r), c.want) || !strings.Contains(text(r), "\nHint: "+api.BadRequest.Hint()) {
+		if r.Result == nil || !r.Result.IsError || !strings.HasPrefix(text(r), c.want) || !strings.Contains(text(r), "\nHint: "+errcode.BadRequest.Hint()) {
 			t.Errorf("%s:\n got %+v\nwant a bad_request result starting %q with the hint", c.args, r, c.want)
 		}
 	}
@@ -386,20 +387,20 @@ func TestToolResult(t *testing.T) {
 	// An image goes out as bytes (the SDK encodes them again); an error's
 	// code, message and hint come first and the api's error text is not
 	// repeated; what a failed run displayed is kept.
-	r := api.ErrorResult(api.StaleElement, "element 4 is gone")
+	r := api.ErrorResult(errcode.StaleElement, "element 4 is gone")
 	r.Content = append(r.Content, api.TextContent("shown"), api.Content{Type: "image", MimeType: "image/png", Data: "iVBORw0K"})
 	got := toolResult(r)
 	if !got.IsError || len(got.Content) != 3 {
 		t.Fatalf("%+v", got)
 	}
 	b, _ := json.Marshal(got)
-	want := `{"content":[{"type":"text","text":"stale_element: element 4 is gone\nHint: ` + api.StaleElement.Hint() +
+	want := `{"content":[{"type":"text","text":"stale_element: element 4 is gone\nHint: ` + errcode.StaleElement.Hint() +
 		`"},{"type":"text","text":"shown"},{"type":"image","mimeType":"image/png","data":"iVBORw0K"}],"isError":true}`
 	if string(b) != want {
 		t.Errorf("got  %s\nwant %s", b, want)
 	}
 	// A hint from details overrides the code's.
-	r = api.ErrorResult(api.NotActionable, "covered")
+	r = api.ErrorResult(errcode.NotActionable, "covered")
 	info := r.Details["error"].(api.ErrorInfo)
 	info.Hint = "Close the cookie banner."
 	r.Details["error"] = info

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/tabpilot/tabpilot/api"
+	"github.com/tabpilot/tabpilot/errcode"
 	"github.com/tabpilot/tabpilot/internal/testenv"
 )
 
@@ -37,7 +38,7 @@ func (h *testHandler) Call(ctx context.Context, method string, params json.RawMe
 	case "echo":
 		return &api.Result{Content: []api.Content{api.TextContent(string(params))}, Details: map[string]any{"method": method}}, nil
 	case "fail":
-		return api.ErrorResult(api.ElementNotFound, "no such element"), nil
+		return api.ErrorResult(errcode.ElementNotFound, "no such element"), nil
 	case "typed":
 		var p struct {
 			N int `json:"n"`
@@ -60,7 +61,7 @@ func (h *testHandler) Call(ctx context.Context, method string, params json.RawMe
 		return &api.Result{Content: []api.Content{api.TextContent("cancelled")}}, nil
 	case "blockfail":
 		<-ctx.Done()
-		return api.ErrorResult(api.Timeout, "run stopped: "+context.Cause(ctx).Error()), nil
+		return api.ErrorResult(errcode.Timeout, "run stopped: "+context.Cause(ctx).Error()), nil
 	case "barrier":
 		h.barrier.Done()
 		h.barrier.Wait()
@@ -194,7 +195,7 @@ func TestFailedActionIsAResult(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := res.ErrorOf()
-	if !res.IsError || e == nil || e.Code != api.ElementNotFound || e.Hint == "" {
+	if !res.IsError || e == nil || e.Code != errcode.ElementNotFound || e.Hint == "" {
 		t.Fatalf("result = %s, want isError with details.error element_not_found and a hint", r.Result)
 	}
 }
@@ -509,7 +510,7 @@ func TestClientConcurrentCalls(t *testing.T) {
 		t.Fatalf("typed with a string: err = %v, want ErrInvalidParams", err)
 	}
 	res, err = c.Call(ctx, "fail", nil)
-	if err != nil || !res.IsError || res.ErrorOf().Code != api.ElementNotFound {
+	if err != nil || !res.IsError || res.ErrorOf().Code != errcode.ElementNotFound {
 		t.Fatalf("fail = %+v, %v", res, err)
 	}
 }

@@ -18,7 +18,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/tabpilot/tabpilot/tabs"
+	"github.com/tabpilot/tabpilot/errcode"
 )
 
 // AuditedActions are the actions that write an intent and an outcome: the
@@ -86,7 +86,7 @@ const (
 //	{"type":"outcome","id":"5f0c9e2a7b1d3c48-7","time":"…","pid":4242,"tab":"main","action":"type",
 //	 "outcome":"error","code":"element_not_found","error":"…"}
 //
-// outcome is "ok", "error" (the action failed; code is its api error code)
+// outcome is "ok", "error" (the action failed; code is its errcode.Code)
 // or "unknown" (it may or may not have reached the page: a timeout, a tab
 // or browser that died, a daemon that ended first). Typed text is never
 // written: textSha256 is the hex SHA-256 of it, and the text is replaced
@@ -252,7 +252,7 @@ func (a *Audit) Intent(tab, origin, action, target, text string) (id string, err
 }
 
 // Outcome records how the action of intent id ended: nil is "ok"; an
-// error whose code (tabs.CodeOf) is timeout or not_alive, or that wraps
+// error whose code (errcode.Of) is timeout or not_alive, or that wraps
 // ErrOutcomeUnknown, is "unknown"; any other error is "error". The error
 // message is kept (at most 1000 bytes) with the intent's text replaced by
 // "[text]". It does nothing for id "" or on a nil *Audit. Errors:
@@ -270,10 +270,10 @@ func (a *Audit) Outcome(id string, err error) error {
 	delete(a.pending, id)
 	rec := AuditRecord{Type: "outcome", ID: id, Time: time.Now().UTC(), PID: a.pid, Tab: p.tab, Action: p.action, Outcome: OutcomeOK}
 	if err != nil {
-		code := tabs.CodeOf(err)
+		code := errcode.Of(err)
 		rec.Code = string(code)
 		rec.Outcome = OutcomeError
-		if code == tabs.CodeTimeout || code == tabs.CodeNotAlive || errors.Is(err, ErrOutcomeUnknown) {
+		if code == errcode.Timeout || code == errcode.NotAlive || errors.Is(err, ErrOutcomeUnknown) {
 			rec.Outcome = OutcomeUnknown
 		}
 		msg := err.Error()

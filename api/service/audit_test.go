@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/tabpilot/tabpilot/api/service"
+	"github.com/tabpilot/tabpilot/errcode"
 	"github.com/tabpilot/tabpilot/tabs"
 )
 
@@ -63,13 +64,13 @@ func TestAuditLines(t *testing.T) {
 	if len(recs) != 1 || recs[0].ID != id1 {
 		t.Fatalf("after Intent the file holds %+v", recs)
 	}
-	if err := a.Outcome(id1, tabs.Errorf(tabs.CodeElementNotFound, "nothing matched #password while typing %q", "hunter2")); err != nil {
+	if err := a.Outcome(id1, tabs.Errorf(errcode.ElementNotFound, "nothing matched #password while typing %q", "hunter2")); err != nil {
 		t.Fatal(err)
 	}
 	id2, _ := a.Intent("main", "https://example.com", "click", "text/Sign in", "")
 	a.Outcome(id2, nil)
 	id3, _ := a.Intent("work", "http://127.0.0.1:8080", "goto", "https://example.org/", "")
-	a.Outcome(id3, tabs.Errorf(tabs.CodeTimeout, "navigate: no response within the timeout"))
+	a.Outcome(id3, tabs.Errorf(errcode.Timeout, "navigate: no response within the timeout"))
 	id4, _ := a.Intent("work", "about:blank", "run", "", "await tab.click('#x')")
 	a.Outcome(id4, fmt.Errorf("run: %w", service.ErrOutcomeUnknown))
 	if err := a.Close(); err != nil {

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/tabpilot/tabpilot/errcode"
 )
 
 // Limits bound what one result, one run and one session may use (issue
@@ -84,8 +86,8 @@ func (e *LimitError) Error() string { return e.Msg }
 // Is reports whether target is ErrLimit.
 func (e *LimitError) Is(target error) bool { return target == ErrLimit }
 
-// ErrorCode returns "bad_request".
-func (e *LimitError) ErrorCode() string { return "bad_request" }
+// ErrorCode returns errcode.BadRequest.
+func (e *LimitError) ErrorCode() errcode.Code { return errcode.BadRequest }
 
 // ErrorHint returns what an agent can do about it.
 func (e *LimitError) ErrorHint() string { return e.Hint }

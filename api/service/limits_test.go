@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tabpilot/tabpilot/api/service"
+	"github.com/tabpilot/tabpilot/errcode"
 )
 
 func TestCapTextShort(t *testing.T) {
@@ -100,7 +101,7 @@ func TestLimitsDefaultsAndChecks(t *testing.T) {
 	}
 	err := l.CheckScreenshot(2)
 	var le *service.LimitError
-	if !errors.As(err, &le) || le.Limit != "max_screenshots_per_run" || !errors.Is(err, service.ErrLimit) || le.ErrorCode() != "bad_request" || le.ErrorHint() == "" {
+	if !errors.As(err, &le) || le.Limit != "max_screenshots_per_run" || !errors.Is(err, service.ErrLimit) || le.ErrorCode() != errcode.BadRequest || le.ErrorHint() == "" {
 		t.Errorf("CheckScreenshot(2) = %#v", err)
 	}
 	if err := l.CheckTabs(3); !errors.As(err, &le) || le.Limit != "max_tabs" || !strings.Contains(err.Error(), "3 tabs") {

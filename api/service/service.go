@@ -1,6 +1,6 @@
 // Package service is the one dispatcher behind every door of tabpilot: it
 // turns api requests into tabs.Supervisor calls, and errors into stable codes
-// with hints (api.Code). The CLI daemon, the JSON-RPC and MCP servers and Go
+// with hints (errcode.Code). The CLI daemon, the JSON-RPC and MCP servers and Go
 // programs all call it.
 package service
 
@@ -21,6 +21,7 @@ import (
 	"github.com/tabpilot/tabpilot/api"
 	"github.com/tabpilot/tabpilot/browser"
 	"github.com/tabpilot/tabpilot/browser/egress"
+	"github.com/tabpilot/tabpilot/errcode"
 	"github.com/tabpilot/tabpilot/tabs"
 	"github.com/tabpilot/tabpilot/tabs/script"
 )
@@ -305,12 +306,12 @@ func seconds(f float64) time.Duration {
 
 // fail turns an error into a failed result with its code and hint.
 func fail(action, name string, err error) *api.Result {
-	code := api.Code(tabs.CodeOf(err))
+	code := errcode.Of(err)
 	if !code.Valid() {
-		code = api.Internal
+		code = errcode.Internal
 	}
 	r := api.ErrorResult(code, err.Error())
-	var h interface{ ErrorHint() string }
+	var h errcode.Hinter
 	if errors.As(err, &h) && h.ErrorHint() != "" {
 		info := r.Details["error"].(api.ErrorInfo)
 		info.Hint = h.ErrorHint()
@@ -414,7 +415,7 @@ func (s *Service) Close(ctx context.Context, r *api.CloseRequest) *api.Result {
 func (s *Service) Run(ctx context.Context, r *api.RunRequest) *api.Result {
 	name := tabName(r.Name)
 	if strings.TrimSpace(r.Code) == "" {
-		return fail("run", name, tabs.Errorf(tabs.CodeBadRequest, "run needs code: the body of an async function"))
+		return fail("run", name, tabs.Errorf(errcode.BadRequest, "run needs code: the body of an async function"))
 	}
 	so := &script.Options{Logger: s.log, BrowserTabs: s.sup.Tabs, MaxScreenshots: s.limits.MaxScreenshotsPerRun, MaxDisplayBytes: s.limits.MaxResultBytes}
 	if a := s.opts.Audit; a != nil {
@@ -425,7 +426,7 @@ func (s *Service) Run(ctx context.Context, r *api.RunRequest) *api.Result {
 			}
 			id, err := a.Intent(name, origin, action, target, text)
 			if err != nil {
-				return nil, tabs.Errorf(tabs.CodeInternal, "audit log: %v", err)
+				return nil, tabs.Errorf(errcode.Internal, "audit log: %v", err)
 			}
 			return func(err error) {
 				if oerr := a.Outcome(id, err); oerr != nil {
@@ -549,7 +550,7 @@ func (s *Service) capText(t string) string {
 // hasTab reports whether a tab of that name exists.
 func (s *Service) hasTab(name string) bool {
 	_, err := s.sup.Tab(name)
-	return err == nil || tabs.CodeOf(err) == tabs.CodeNotAlive
+	return err == nil || errcode.Of(err) == errcode.NotAlive
 }
 
 // audited runs fn between an audit intent and its outcome when the audit
@@ -565,7 +566,7 @@ func (s *Service) audited(ctx context.Context, tab, action, target, text string,
 	}
 	id, err := s.opts.Audit.Intent(tab, origin, action, target, text)
 	if err != nil {
-		return tabs.Errorf(tabs.CodeInternal, "audit log: %v", err)
+		return tabs.Errorf(errcode.Internal, "audit log: %v", err)
 	}
 	err = fn()
 	if oerr := s.opts.Audit.Outcome(id, err); oerr != nil {

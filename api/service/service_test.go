@@ -14,6 +14,7 @@ import (
 
 	"github.com/tabpilot/tabpilot/api"
 	"github.com/tabpilot/tabpilot/api/service"
+	"github.com/tabpilot/tabpilot/errcode"
 	"github.com/tabpilot/tabpilot/internal/testenv"
 	"github.com/tabpilot/tabpilot/tabs"
 )
@@ -147,15 +148,15 @@ func TestErrorsAndProtocol(t *testing.T) {
 		t.Errorf("unknown field of fill: %v", err)
 	}
 	res, err := svc.Call(ctx, "run", json.RawMessage(`{"name": "ghost", "code": "return 1"}`))
-	if err != nil || !res.IsError || res.ErrorOf().Code != api.NoSuchTab || res.ErrorOf().Hint == "" {
+	if err != nil || !res.IsError || res.ErrorOf().Code != errcode.NoSuchTab || res.ErrorOf().Hint == "" {
 		t.Errorf("run on missing tab: %+v %v", res, err)
 	}
 	res = svc.Open(ctx, &api.OpenRequest{URL: "javascript:alert(1)"})
-	if e := res.ErrorOf(); e == nil || e.Code != api.BadRequest {
+	if e := res.ErrorOf(); e == nil || e.Code != errcode.BadRequest {
 		t.Errorf("javascript: URL: %+v", res)
 	}
 	res = svc.Open(ctx, &api.OpenRequest{URL: "not a url"})
-	if e := res.ErrorOf(); e == nil || e.Code != api.BadRequest {
+	if e := res.ErrorOf(); e == nil || e.Code != errcode.BadRequest {
 		t.Errorf("bad url: %+v", res)
 	}
 	res = svc.Open(ctx, &api.OpenRequest{URL: "about:blank"})
@@ -163,7 +164,7 @@ func TestErrorsAndProtocol(t *testing.T) {
 		t.Fatal(res.Text())
 	}
 	res = svc.Run(ctx, &api.RunRequest{Code: `display("before"); throw new TypeError("nope")`})
-	if e := res.ErrorOf(); e == nil || e.Code != api.ScriptError || !strings.Contains(e.Message, "TypeError: nope") {
+	if e := res.ErrorOf(); e == nil || e.Code != errcode.ScriptError || !strings.Contains(e.Message, "TypeError: nope") {
 		t.Errorf("throw: %+v", res)
 	}
 	if !strings.Contains(res.Text(), "before") {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tabpilot/tabpilot/api"
+	"github.com/tabpilot/tabpilot/errcode"
 	"github.com/tabpilot/tabpilot/tabs"
 )
 
@@ -30,7 +31,7 @@ func quoteList(xs []string) string {
 func (s *Service) Select(ctx context.Context, r *api.SelectRequest) *api.Result {
 	name := tabName(r.Name)
 	if len(r.Values) == 0 {
-		return fail("select", name, tabs.Errorf(tabs.CodeBadRequest, "select needs at least one value: an option's label, value or text"))
+		return fail("select", name, tabs.Errorf(errcode.BadRequest, "select needs at least one value: an option's label, value or text"))
 	}
 	var res *tabs.SelectResult
 	err := s.audited(ctx, name, "select", string(r.Target), strings.Join(r.Values, "\n"), true, func() error {
@@ -65,7 +66,7 @@ func (s *Service) Select(ctx context.Context, r *api.SelectRequest) *api.Result 
 func (s *Service) Scroll(ctx context.Context, r *api.ScrollRequest) *api.Result {
 	name := tabName(r.Name)
 	if r.DX == 0 && r.DY == 0 {
-		return fail("scroll", name, tabs.Errorf(tabs.CodeBadRequest, "scroll needs dx or dy, in CSS pixels (positive scrolls right and down)"))
+		return fail("scroll", name, tabs.Errorf(errcode.BadRequest, "scroll needs dx or dy, in CSS pixels (positive scrolls right and down)"))
 	}
 	var res *tabs.ScrollResult
 	err := s.audited(ctx, name, "scroll", string(r.Target), "", true, func() error {
@@ -119,13 +120,13 @@ func (s *Service) Wait(ctx context.Context, r *api.WaitRequest) *api.Result {
 		}
 	}
 	if given != 1 {
-		return fail("wait", name, tabs.Errorf(tabs.CodeBadRequest, "wait takes one of text, target, url or load_state (got %d)", given))
+		return fail("wait", name, tabs.Errorf(errcode.BadRequest, "wait takes one of text, target, url or load_state (got %d)", given))
 	}
 	if r.State != "" && r.Text == "" && r.Target == "" {
-		return fail("wait", name, tabs.Errorf(tabs.CodeBadRequest, "state applies to a wait for text or a target only"))
+		return fail("wait", name, tabs.Errorf(errcode.BadRequest, "state applies to a wait for text or a target only"))
 	}
 	if r.LoadState != "" && !contains(loadStates, r.LoadState) {
-		return fail("wait", name, &tabs.Error{Code: tabs.CodeBadRequest,
+		return fail("wait", name, &tabs.Error{Code: errcode.BadRequest,
 			Msg:  fmt.Sprintf("wait: unknown load state %q: use load, domcontentloaded or networkidle", r.LoadState),
 			Hint: "To wait for content, wait for its text or selector."})
 	}
@@ -248,10 +249,10 @@ func (s *Service) Dialog(ctx context.Context, r *api.DialogRequest) *api.Result 
 		accept = true
 	case "dismiss":
 		if r.Text != nil {
-			return fail("dialog", name, tabs.Errorf(tabs.CodeBadRequest, "dialog dismiss takes no text; a prompt's answer goes with accept"))
+			return fail("dialog", name, tabs.Errorf(errcode.BadRequest, "dialog dismiss takes no text; a prompt's answer goes with accept"))
 		}
 	default:
-		return fail("dialog", name, tabs.Errorf(tabs.CodeBadRequest, "dialog response %q: want accept or dismiss", r.Response))
+		return fail("dialog", name, tabs.Errorf(errcode.BadRequest, "dialog response %q: want accept or dismiss", r.Response))
 	}
 	var d *tabs.Dialog
 	text := ""
@@ -322,18 +323,18 @@ func (s *Service) Upload(ctx context.Context, r *api.UploadRequest) *api.Result 
 // file and a directory. Errors: bad_request naming the path.
 func checkFiles(files []string) error {
 	if len(files) == 0 {
-		return tabs.Errorf(tabs.CodeBadRequest, "upload needs at least one file")
+		return tabs.Errorf(errcode.BadRequest, "upload needs at least one file")
 	}
 	for _, f := range files {
 		if !filepath.IsAbs(f) {
-			return tabs.Errorf(tabs.CodeBadRequest, "upload: %q is a relative path; give absolute paths (the daemon does not share your working directory)", f)
+			return tabs.Errorf(errcode.BadRequest, "upload: %q is a relative path; give absolute paths (the daemon does not share your working directory)", f)
 		}
 		st, err := os.Stat(f)
 		if err != nil {
-			return tabs.Errorf(tabs.CodeBadRequest, "upload: no such file %s", f)
+			return tabs.Errorf(errcode.BadRequest, "upload: no such file %s", f)
 		}
 		if st.IsDir() {
-			return tabs.Errorf(tabs.CodeBadRequest, "upload: %s is a directory, not a file", f)
+			return tabs.Errorf(errcode.BadRequest, "upload: %s is a directory, not a file", f)
 		}
 	}
 	return nil

@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"net/netip"
 	"strings"
-)
 
-// CodeBlocked is the api error code of a refused destination (DESIGN.md
-// section 8), returned by (*BlockedError).ErrorCode.
-const CodeBlocked = "blocked_destination"
+	"github.com/tabpilot/tabpilot/errcode"
+)
 
 // ErrBlocked is matched by errors.Is for every *BlockedError.
 var ErrBlocked = errors.New("blocked destination")
@@ -67,7 +65,7 @@ func (r Reason) Text() string {
 }
 
 // BlockedError is a destination the egress policy refuses. Its code is
-// blocked_destination; it matches ErrBlocked.
+// errcode.BlockedDestination; it matches ErrBlocked.
 type BlockedError struct {
 	// Dest is what was asked for: a URL (CheckURL) or host:port (the proxy).
 	Dest string
@@ -102,8 +100,8 @@ func (e *BlockedError) Error() string {
 // Is reports whether target is ErrBlocked.
 func (e *BlockedError) Is(target error) bool { return target == ErrBlocked }
 
-// ErrorCode returns "blocked_destination".
-func (e *BlockedError) ErrorCode() string { return CodeBlocked }
+// ErrorCode returns errcode.BlockedDestination.
+func (e *BlockedError) ErrorCode() errcode.Code { return errcode.BlockedDestination }
 
 // ErrorHint returns a hint an agent can act on.
 func (e *BlockedError) ErrorHint() string {

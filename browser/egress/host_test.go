@@ -4,6 +4,8 @@ import (
 	"errors"
 	"net/netip"
 	"testing"
+
+	"github.com/tabpilot/tabpilot/errcode"
 )
 
 func TestParseHost(t *testing.T) {
@@ -152,7 +154,7 @@ func TestCheckAddr(t *testing.T) {
 			t.Errorf("CheckAddr(%s) = %v, want reason %s", c.addr, err, c.reason)
 			continue
 		}
-		if !errors.Is(err, ErrBlocked) || be.ErrorCode() != "blocked_destination" || be.ErrorHint() == "" {
+		if !errors.Is(err, ErrBlocked) || be.ErrorCode() != errcode.BlockedDestination || be.ErrorHint() == "" {
 			t.Errorf("CheckAddr(%s): not a blocked_destination error with a hint: %#v", c.addr, err)
 		}
 	}

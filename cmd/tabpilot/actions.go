@@ -19,6 +19,7 @@ import (
 	"github.com/tabpilot/tabpilot/api"
 	"github.com/tabpilot/tabpilot/api/client"
 	"github.com/tabpilot/tabpilot/api/rpc"
+	"github.com/tabpilot/tabpilot/errcode"
 )
 
 // action is a verb that calls the daemon: one JSON-RPC method.
@@ -257,22 +258,22 @@ func callError(ctx context.Context, method string, err error, wait time.Duration
 	var re *rpc.Error
 	switch {
 	case errors.Is(err, api.ErrMethodNotFound):
-		return api.ErrorResult(api.Internal, fmt.Sprintf("the daemon does not know the method %q (%v); if it is an older tabpilot, run tabpilot stop", method, err))
+		return api.ErrorResult(errcode.Internal, fmt.Sprintf("the daemon does not know the method %q (%v); if it is an older tabpilot, run tabpilot stop", method, err))
 	case errors.Is(err, api.ErrInvalidParams), errors.Is(err, rpc.ErrRequestTooLarge), errors.Is(err, rpc.ErrInvalidRequest):
-		return api.ErrorResult(api.BadRequest, err.Error())
+		return api.ErrorResult(errcode.BadRequest, err.Error())
 	case errors.As(err, &re):
-		return api.ErrorResult(api.Internal, err.Error())
+		return api.ErrorResult(errcode.Internal, err.Error())
 	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil:
-		return api.ErrorResult(api.Timeout, fmt.Sprintf("no answer from the daemon within %v", wait))
+		return api.ErrorResult(errcode.Timeout, fmt.Sprintf("no answer from the daemon within %v", wait))
 	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
-		r := api.ErrorResult(api.Internal, "interrupted")
+		r := api.ErrorResult(errcode.Internal, "interrupted")
 		if info, ok := r.Details["error"].(api.ErrorInfo); ok {
 			info.Hint = "You interrupted the command: the daemon cancelled the action, and the tab is still usable."
 			r.Details["error"] = info
 		}
 		return r
 	case errors.Is(err, client.ErrStart):
-		r := api.ErrorResult(api.Internal, "start the daemon: "+err.Error())
+		r := api.ErrorResult(errcode.Internal, "start the daemon: "+err.Error())
 		// Retrying does not help a daemon that cannot start.
 		if info, ok := r.Details["error"].(api.ErrorInfo); ok {
 			info.Hint = "The daemon did not start; the end of its log, above, says why. Fix that, then run the command again."
@@ -280,7 +281,7 @@ func callError(ctx context.Context, method string, err error, wait time.Duration
 		}
 		return r
 	}
-	return api.ErrorResult(api.Internal, err.Error())
+	return api.ErrorResult(errcode.Internal, err.Error())
 }
 
 // emit prints a result and returns the exit code: with --json the whole

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tabpilot/tabpilot/errcode"
 	"github.com/tabpilot/tabpilot/tabs"
 	"github.com/tabpilot/tabpilot/tabs/script"
 )
@@ -85,7 +86,7 @@ func result(t *testing.T, name, code string) string {
 	t.Helper()
 	out, err := run(t, name, code, 20*time.Second)
 	if err != nil {
-		t.Fatalf("run: %v (%s)\ncode: %s", err, tabs.CodeOf(err), code)
+		t.Fatalf("run: %v (%s)\ncode: %s", err, errcode.Of(err), code)
 	}
 	got := texts(out)
 	if len(got) != 1 {
@@ -105,8 +106,8 @@ func TestHoverMenu(t *testing.T) {
 	name := openAt(t, pages(t)+"/pages/hover.html", tabs.OpenOptions{})
 	// The submenu shows only while the pointer is over "Products".
 	out, err := run(t, name, `await tab.click('text/Laptops', {timeout: 500})`, 10*time.Second)
-	if tabs.CodeOf(err) != tabs.CodeNotActionable || !strings.Contains(err.Error(), "not visible") {
-		t.Fatalf("click on a hidden menu item: %v (%s), want not_actionable, not visible; out %q", err, tabs.CodeOf(err), texts(out))
+	if errcode.Of(err) != errcode.NotActionable || !strings.Contains(err.Error(), "not visible") {
+		t.Fatalf("click on a hidden menu item: %v (%s), want not_actionable, not visible; out %q", err, errcode.Of(err), texts(out))
 	}
 	if got := pageText(t, name, "out"); got != "picked nothing" {
 		t.Fatalf("after the refused click the page says %q", got)
@@ -126,8 +127,8 @@ func TestCookieBannerCoversButton(t *testing.T) {
 	t.Parallel()
 	name := openAt(t, pages(t)+"/pages/banner.html", tabs.OpenOptions{})
 	_, err := run(t, name, `await tab.click('#buy', {timeout: 800})`, 10*time.Second)
-	if tabs.CodeOf(err) != tabs.CodeNotActionable || !strings.Contains(err.Error(), "div#cookie-banner") {
-		t.Fatalf("click under the banner: %v (%s), want not_actionable naming div#cookie-banner", err, tabs.CodeOf(err))
+	if errcode.Of(err) != errcode.NotActionable || !strings.Contains(err.Error(), "div#cookie-banner") {
+		t.Fatalf("click under the banner: %v (%s), want not_actionable naming div#cookie-banner", err, errcode.Of(err))
 	}
 	if got := pageText(t, name, "out"); got != "not bought" {
 		t.Fatalf("the covered click went through: %q", got)
@@ -177,11 +178,11 @@ func TestDateInput(t *testing.T) {
 		t.Fatalf("page says %q", got)
 	}
 	_, err := run(t, name, `await tab.type('#d', '2024-01-01')`, 10*time.Second)
-	if tabs.CodeOf(err) != tabs.CodeNotActionable || !strings.Contains(err.Error(), "use fill") {
+	if errcode.Of(err) != errcode.NotActionable || !strings.Contains(err.Error(), "use fill") {
 		t.Fatalf("type into a date: %v, want not_actionable saying use fill", err)
 	}
 	_, err = run(t, name, `await tab.fill('#d', '15/03/2024')`, 10*time.Second)
-	if tabs.CodeOf(err) != tabs.CodeNotActionable {
+	if errcode.Of(err) != errcode.NotActionable {
 		t.Fatalf("fill a malformed date: %v, want not_actionable", err)
 	}
 }
@@ -201,15 +202,15 @@ return JSON.stringify([a.selected, a.values, b.selected]);`)
 	}
 	// A value that matches no option is an error naming it; nothing changes.
 	_, err := run(t, name, `await tab.select('#size', 'Medium', 'Huge')`, 10*time.Second)
-	if tabs.CodeOf(err) != tabs.CodeElementNotFound || !strings.Contains(err.Error(), `"Huge"`) || !strings.Contains(err.Error(), `"Medium"`) {
-		t.Fatalf("select Huge: %v (%s)", err, tabs.CodeOf(err))
+	if errcode.Of(err) != errcode.ElementNotFound || !strings.Contains(err.Error(), `"Huge"`) || !strings.Contains(err.Error(), `"Medium"`) {
+		t.Fatalf("select Huge: %v (%s)", err, errcode.Of(err))
 	}
 	_, err = run(t, name, `await tab.select('#size', 'Extra large')`, 10*time.Second)
-	if tabs.CodeOf(err) != tabs.CodeNotActionable || !strings.Contains(err.Error(), "disabled") {
+	if errcode.Of(err) != errcode.NotActionable || !strings.Contains(err.Error(), "disabled") {
 		t.Fatalf("select a disabled option: %v", err)
 	}
 	_, err = run(t, name, `await tab.select('#size', 'Small', 'Medium')`, 10*time.Second)
-	if tabs.CodeOf(err) != tabs.CodeNotActionable {
+	if errcode.Of(err) != errcode.NotActionable {
 		t.Fatalf("two values on a single select: %v", err)
 	}
 	if got := pageText(t, name, "out"); got != "size=l colours=r+b fruit=none city=none" {
@@ -223,7 +224,7 @@ return JSON.stringify([a.selected, a.values, b.selected]);`)
 		t.Fatalf("fill on a select returned %q", got)
 	}
 	_, err = run(t, name, `await tab.type('#size', 'Small')`, 10*time.Second)
-	if tabs.CodeOf(err) != tabs.CodeNotActionable || !strings.Contains(err.Error(), "use select") {
+	if errcode.Of(err) != errcode.NotActionable || !strings.Contains(err.Error(), "use select") {
 		t.Fatalf("type on a select: %v", err)
 	}
 	if got := pageText(t, name, "out"); got != "size=l colours=r+b fruit=none city=none" {
@@ -243,7 +244,7 @@ return JSON.stringify([a.selected, a.values, b.selected]);`)
 		t.Fatalf("select by value: page says %q", got)
 	}
 	_, err = run(t, name, `await tab.select('#fruit', 'Durian')`, 10*time.Second)
-	if tabs.CodeOf(err) != tabs.CodeElementNotFound || !strings.Contains(err.Error(), `"Durian"`) || !strings.Contains(err.Error(), `"Golden kiwi"`) {
+	if errcode.Of(err) != errcode.ElementNotFound || !strings.Contains(err.Error(), `"Durian"`) || !strings.Contains(err.Error(), `"Golden kiwi"`) {
 		t.Fatalf("select Durian: %v", err)
 	}
 	got = result(t, name, `return [await tab.evaluate(() => document.getElementById('fruit-list').hidden), await tab.evaluate(() => document.getElementById('out').textContent)].join('|')`)
@@ -274,11 +275,11 @@ func TestEditorsKeepTypedText(t *testing.T) {
 	}
 	// An edit the page rejects is reported, never taken for success.
 	_, err := run(t, name, `await tab.type('#reject', 'x')`, 10*time.Second)
-	if tabs.CodeOf(err) != tabs.CodeNotActionable || !strings.Contains(err.Error(), "no effect") {
+	if errcode.Of(err) != errcode.NotActionable || !strings.Contains(err.Error(), "no effect") {
 		t.Fatalf("type into a rejecting field: %v", err)
 	}
 	_, err = run(t, name, `await tab.fill('#reject', 'x')`, 10*time.Second)
-	if tabs.CodeOf(err) != tabs.CodeNotActionable {
+	if errcode.Of(err) != errcode.NotActionable {
 		t.Fatalf("fill a rejecting field: %v", err)
 	}
 	// A field that reformats what it is given took the fill: the result
@@ -325,8 +326,8 @@ func TestSelectorEngines(t *testing.T) {
 	}
 	for _, sel := range []string{"foo/bar", "p-bogus/x", "xpath///button[", "text/"} {
 		_, err := run(t, name, fmt.Sprintf(`await tab.click(%q)`, sel), 5*time.Second)
-		if tabs.CodeOf(err) != tabs.CodeBadRequest {
-			t.Errorf("click %q: %v (%s), want bad_request", sel, err, tabs.CodeOf(err))
+		if errcode.Of(err) != errcode.BadRequest {
+			t.Errorf("click %q: %v (%s), want bad_request", sel, err, errcode.Of(err))
 		}
 	}
 }
@@ -356,7 +357,7 @@ return [d.type, d.message, d.defaultValue, tab.dialog()].join('|');`)
 		t.Fatalf("pending dialog: err %v, %+v", err, out.PendingDialog)
 	}
 	_, err = run(t, name, `await tab.observe()`, 10*time.Second)
-	if tabs.CodeOf(err) != tabs.CodeNotActionable || !strings.Contains(err.Error(), "Delete it?") {
+	if errcode.Of(err) != errcode.NotActionable || !strings.Contains(err.Error(), "Delete it?") {
 		t.Fatalf("observe with a dialog open: %v", err)
 	}
 	result(t, name, `await tab.dismissDialog(); return 'ok'`)
@@ -539,13 +540,13 @@ return [r1.via, r2.via, r3.via].join();`, a, b))
 			t.Errorf("page says %q, want %q", got, want)
 		}
 	}
-	for code, want := range map[string]tabs.Code{
-		fmt.Sprintf(`await tab.uploadFile('#f1', %q)`, filepath.Join(dir, "missing.txt")): tabs.CodeBadRequest,
-		fmt.Sprintf(`await tab.uploadFile('#f1', %q, %q)`, a, b):                          tabs.CodeBadRequest,
-		fmt.Sprintf(`await tab.uploadFile('#nothing', %q)`, a):                            tabs.CodeNotActionable,
+	for code, want := range map[string]errcode.Code{
+		fmt.Sprintf(`await tab.uploadFile('#f1', %q)`, filepath.Join(dir, "missing.txt")): errcode.BadRequest,
+		fmt.Sprintf(`await tab.uploadFile('#f1', %q, %q)`, a, b):                          errcode.BadRequest,
+		fmt.Sprintf(`await tab.uploadFile('#nothing', %q)`, a):                            errcode.NotActionable,
 	} {
-		if _, err := run(t, name, code, 15*time.Second); tabs.CodeOf(err) != want {
-			t.Errorf("%s: %v (%s), want %s", code, err, tabs.CodeOf(err), want)
+		if _, err := run(t, name, code, 15*time.Second); errcode.Of(err) != want {
+			t.Errorf("%s: %v (%s), want %s", code, err, errcode.Of(err), want)
 		}
 	}
 }
@@ -625,12 +626,12 @@ return await tab.evaluate(() => document.getElementById('out').textContent)`, ba
 		t.Fatalf("headers: %q", got)
 	}
 	result(t, name, `await tab.setHeaders({}); return 'ok'`)
-	for code, want := range map[string]tabs.Code{
-		`await tab.setCookie({name: 'x', value: 'y'})`: tabs.CodeBadRequest,
-		`await tab.setHeaders({'Bad Name': 'x'})`:      tabs.CodeBadRequest,
-		`await tab.setStorageState('not json')`:        tabs.CodeBadRequest,
+	for code, want := range map[string]errcode.Code{
+		`await tab.setCookie({name: 'x', value: 'y'})`: errcode.BadRequest,
+		`await tab.setHeaders({'Bad Name': 'x'})`:      errcode.BadRequest,
+		`await tab.setStorageState('not json')`:        errcode.BadRequest,
 	} {
-		if _, err := run(t, name, code, 5*time.Second); tabs.CodeOf(err) != want {
+		if _, err := run(t, name, code, 5*time.Second); errcode.Of(err) != want {
 			t.Errorf("%s: %v, want %s", code, err, want)
 		}
 	}
@@ -669,8 +670,8 @@ func TestClickTargetJumps(t *testing.T) {
 		t.Fatalf("page says %q, want %q", got, "clicked: real")
 	}
 	_, err := run(t, name, `await tab.click('#runner', {timeout: 600})`, 10*time.Second)
-	if tabs.CodeOf(err) != tabs.CodeNotActionable || !strings.Contains(err.Error(), "moving") {
-		t.Fatalf("click on a moving button: %v (%s), want not_actionable, still moving", err, tabs.CodeOf(err))
+	if errcode.Of(err) != errcode.NotActionable || !strings.Contains(err.Error(), "moving") {
+		t.Fatalf("click on a moving button: %v (%s), want not_actionable, still moving", err, errcode.Of(err))
 	}
 }
 
@@ -681,8 +682,8 @@ func TestClickGuard(t *testing.T) {
 	t.Parallel()
 	name := openAt(t, pages(t)+"/pages/sneaky.html", tabs.OpenOptions{})
 	_, err := run(t, name, `await tab.click('#target')`, 10*time.Second)
-	if tabs.CodeOf(err) != tabs.CodeNotActionable || !strings.Contains(err.Error(), "button#decoy") {
-		t.Fatalf("click: %v (%s), want not_actionable naming button#decoy", err, tabs.CodeOf(err))
+	if errcode.Of(err) != errcode.NotActionable || !strings.Contains(err.Error(), "button#decoy") {
+		t.Fatalf("click: %v (%s), want not_actionable naming button#decoy", err, errcode.Of(err))
 	}
 	if log := result(t, name, `return JSON.stringify(await tab.evaluate(() => log))`); log != "[]" {
 		t.Fatalf("the page logged %s, want no event of the click", log)
@@ -727,8 +728,8 @@ func TestClickCoverFailsFast(t *testing.T) {
 			start := time.Now()
 			_, err := run(t, name, `await tab.click('#buy')`, 40*time.Second)
 			took := time.Since(start)
-			if tabs.CodeOf(err) != tabs.CodeNotActionable || !strings.Contains(err.Error(), c.want) {
-				t.Fatalf("click: %v (%s), want not_actionable with %q", err, tabs.CodeOf(err), c.want)
+			if errcode.Of(err) != errcode.NotActionable || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("click: %v (%s), want not_actionable with %q", err, errcode.Of(err), c.want)
 			}
 			t.Logf("the click failed after %v", took)
 			if took > 4*time.Second {
@@ -753,8 +754,8 @@ func TestClickCoverFailsFast(t *testing.T) {
 		start := time.Now()
 		_, err := run(t, name, `await tab.click('#mover', {timeout: 3000})`, 40*time.Second)
 		took := time.Since(start)
-		if tabs.CodeOf(err) != tabs.CodeNotActionable {
-			t.Fatalf("click: %v (%s), want not_actionable", err, tabs.CodeOf(err))
+		if errcode.Of(err) != errcode.NotActionable {
+			t.Fatalf("click: %v (%s), want not_actionable", err, errcode.Of(err))
 		}
 		if took < 2900*time.Millisecond {
 			t.Errorf("a moving target failed after %v, before its 3s timeout", took)
@@ -795,8 +796,8 @@ func TestUploadNeverSubmits(t *testing.T) {
 	} {
 		start := time.Now()
 		_, err := run(t, name, fmt.Sprintf(`await tab.uploadFile(%q, %q)`, sel, a), 15*time.Second)
-		if tabs.CodeOf(err) != tabs.CodeNotActionable || !strings.Contains(err.Error(), want) {
-			t.Errorf("upload to %s: %v (%s), want not_actionable, %q", sel, err, tabs.CodeOf(err), want)
+		if errcode.Of(err) != errcode.NotActionable || !strings.Contains(err.Error(), want) {
+			t.Errorf("upload to %s: %v (%s), want not_actionable, %q", sel, err, errcode.Of(err), want)
 		}
 		if took := time.Since(start); took > 2*time.Second {
 			t.Errorf("upload to %s failed after %v", sel, took)
@@ -844,8 +845,8 @@ return out.join('|');`)
 		`await tab.drag('#p1', {x: 10, y: 10}, {position: 'after'})`: "not on a point",
 		`await tab.drag('#p1', '#p2', {offset: 3})`:                  "offset is {x, y}",
 	} {
-		if _, err := run(t, name, code, 10*time.Second); tabs.CodeOf(err) != tabs.CodeBadRequest || !strings.Contains(err.Error(), want) {
-			t.Errorf("%s: %v (%s), want bad_request, %q", code, err, tabs.CodeOf(err), want)
+		if _, err := run(t, name, code, 10*time.Second); errcode.Of(err) != errcode.BadRequest || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v (%s), want bad_request, %q", code, err, errcode.Of(err), want)
 		}
 	}
 }
@@ -860,8 +861,8 @@ func TestFillCutShort(t *testing.T) {
 		`await tab.fill('#zip', '12345-6789')`: `the field holds "12345", not "12345-6789": the page cut it`,
 	} {
 		_, err := run(t, name, code, 10*time.Second)
-		if tabs.CodeOf(err) != tabs.CodeNotActionable || !strings.Contains(err.Error(), want) {
-			t.Errorf("%s: %v (%s), want not_actionable, %q", code, err, tabs.CodeOf(err), want)
+		if errcode.Of(err) != errcode.NotActionable || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v (%s), want not_actionable, %q", code, err, errcode.Of(err), want)
 		}
 	}
 	if got := result(t, name, `const r = await tab.fill('#code', 'ABC'); const z = await tab.fill('#zip', '12345'); const f = await tab.fill('#free', 'whole'); return [r.value, z.value, f.value].join()`); got != "ABC,12345,whole" {

@@ -12,6 +12,7 @@ import (
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/parser"
 
+	"github.com/tabpilot/tabpilot/errcode"
 	"github.com/tabpilot/tabpilot/tabs"
 )
 
@@ -170,7 +171,7 @@ func (s *Script) setup(vm *goja.Runtime) error {
 			if o, ok := a.(*goja.Object); ok && o.ClassName() == "Array" {
 				var xs []any
 				if err := vm.ExportTo(a, &xs); err != nil {
-					return nil, tabs.Errorf(tabs.CodeBadRequest, "expected strings: %v", err)
+					return nil, tabs.Errorf(errcode.BadRequest, "expected strings: %v", err)
 				}
 				for _, x := range xs {
 					out = append(out, fmt.Sprint(x))
@@ -220,7 +221,7 @@ func (s *Script) setup(vm *goja.Runtime) error {
 			if v := opts.Get("offset"); v != nil && !goja.IsUndefined(v) && !goja.IsNull(v) {
 				end, err := dragEndArg(v)
 				if err != nil || end.Point == nil {
-					return s.reject(tabs.Errorf(tabs.CodeBadRequest, "drag: offset is {x, y}, in CSS pixels from the to element's top-left corner"))
+					return s.reject(tabs.Errorf(errcode.BadRequest, "drag: offset is {x, y}, in CSS pixels from the to element's top-left corner"))
 				}
 				o.Offset = end.Point
 			}
@@ -273,7 +274,7 @@ func (s *Script) setup(vm *goja.Runtime) error {
 	method("scroll", func(c goja.FunctionCall) goja.Value {
 		dx, dy := c.Argument(0).ToFloat(), c.Argument(1).ToFloat()
 		if math.IsNaN(dx) || math.IsNaN(dy) {
-			return s.reject(tabs.Errorf(tabs.CodeBadRequest, "scroll(dx, dy, {selector}) takes two numbers of CSS pixels"))
+			return s.reject(tabs.Errorf(errcode.BadRequest, "scroll(dx, dy, {selector}) takes two numbers of CSS pixels"))
 		}
 		if o := objArg(vm, c.Argument(2)); o != nil {
 			if v := o.Get("selector"); v != nil && !goja.IsUndefined(v) && !goja.IsNull(v) {
@@ -354,7 +355,7 @@ func (s *Script) setup(vm *goja.Runtime) error {
 	method("clickAt", func(c goja.FunctionCall) goja.Value {
 		x, y := c.Argument(0).ToFloat(), c.Argument(1).ToFloat()
 		if math.IsNaN(x) || math.IsNaN(y) {
-			return s.reject(tabs.Errorf(tabs.CodeBadRequest, "clickAt(x, y, {screenshot}) takes two numbers"))
+			return s.reject(tabs.Errorf(errcode.BadRequest, "clickAt(x, y, {screenshot}) takes two numbers"))
 		}
 		shot := 0
 		if o := objArg(vm, c.Argument(2)); o != nil {
@@ -380,7 +381,7 @@ func (s *Script) setup(vm *goja.Runtime) error {
 		if a := c.Argument(0); !goja.IsUndefined(a) && !goja.IsNull(a) {
 			if o, ok := a.(*goja.Object); ok && o.ClassName() == "Array" {
 				if err := vm.ExportTo(a, &urls); err != nil {
-					return s.reject(tabs.Errorf(tabs.CodeBadRequest, "cookies(urls) takes a URL or an array of URLs"))
+					return s.reject(tabs.Errorf(errcode.BadRequest, "cookies(urls) takes a URL or an array of URLs"))
 				}
 			} else {
 				urls = []string{a.String()}
@@ -391,7 +392,7 @@ func (s *Script) setup(vm *goja.Runtime) error {
 	method("setCookie", func(c goja.FunctionCall) goja.Value {
 		var ck tabs.Cookie
 		if err := fromJS(vm, c.Argument(0), &ck); err != nil {
-			return s.reject(tabs.Errorf(tabs.CodeBadRequest, "setCookie({name, value, url | domain, path, expires, httpOnly, secure, sameSite}): %v", err))
+			return s.reject(tabs.Errorf(errcode.BadRequest, "setCookie({name, value, url | domain, path, expires, httpOnly, secure, sameSite}): %v", err))
 		}
 		return s.async(func(ctx context.Context) (any, error) { return nil, t.SetCookie(ctx, ck) })
 	})
@@ -403,7 +404,7 @@ func (s *Script) setup(vm *goja.Runtime) error {
 		if a := c.Argument(0); !goja.IsUndefined(a) && !goja.IsNull(a) {
 			var raw map[string]any
 			if err := fromJS(vm, a, &raw); err != nil {
-				return s.reject(tabs.Errorf(tabs.CodeBadRequest, "setHeaders({name: value, ...}): %v", err))
+				return s.reject(tabs.Errorf(errcode.BadRequest, "setHeaders({name: value, ...}): %v", err))
 			}
 			for k, v := range raw {
 				h[k] = fmt.Sprint(v)
@@ -422,7 +423,7 @@ func (s *Script) setup(vm *goja.Runtime) error {
 		} else {
 			js, err := stringify(vm, a)
 			if err != nil {
-				return s.reject(tabs.Errorf(tabs.CodeBadRequest, "setStorageState(state): not JSON"))
+				return s.reject(tabs.Errorf(errcode.BadRequest, "setStorageState(state): not JSON"))
 			}
 			raw = js
 		}
@@ -430,13 +431,13 @@ func (s *Script) setup(vm *goja.Runtime) error {
 	})
 	method("evaluate", func(c goja.FunctionCall) goja.Value {
 		if len(c.Arguments) == 0 {
-			return s.reject(tabs.Errorf(tabs.CodeBadRequest, "evaluate(fn, ...args) needs a function or an expression"))
+			return s.reject(tabs.Errorf(errcode.BadRequest, "evaluate(fn, ...args) needs a function or an expression"))
 		}
 		src := funcSource(c.Argument(0))
 		var args []any
 		for i, a := range c.Arguments[1:] {
 			if _, isFn := goja.AssertFunction(a); isFn {
-				return s.reject(tabs.Errorf(tabs.CodeBadRequest, "evaluate: argument %d is a function; the page gets JSON values only", i+1))
+				return s.reject(tabs.Errorf(errcode.BadRequest, "evaluate: argument %d is a function; the page gets JSON values only", i+1))
 			}
 			if goja.IsUndefined(a) {
 				args = append(args, nil) // null in the page
@@ -447,7 +448,7 @@ func (s *Script) setup(vm *goja.Runtime) error {
 				if err == nil {
 					err = fmt.Errorf("JSON.stringify gave %s", js)
 				}
-				return s.reject(tabs.Errorf(tabs.CodeBadRequest, "evaluate: argument %d is not JSON-serialisable: %v", i+1, err))
+				return s.reject(tabs.Errorf(errcode.BadRequest, "evaluate: argument %d is not JSON-serialisable: %v", i+1, err))
 			}
 			args = append(args, json.RawMessage(js))
 		}
@@ -566,7 +567,7 @@ func (s *Script) setup(vm *goja.Runtime) error {
 		if a := c.Argument(1); !goja.IsUndefined(a) && !goja.IsNull(a) {
 			js, err := stringify(vm, a)
 			if err != nil {
-				return s.reject(tabs.Errorf(tabs.CodeBadRequest, "cdp.send: params are not JSON-serialisable"))
+				return s.reject(tabs.Errorf(errcode.BadRequest, "cdp.send: params are not JSON-serialisable"))
 			}
 			params = json.RawMessage(js)
 		}
@@ -600,7 +601,7 @@ func (s *Script) setup(vm *goja.Runtime) error {
 			if m := c.Argument(1); !goja.IsUndefined(m) {
 				msg = "assertion failed: " + m.String()
 			}
-			panic(s.jsError(vm, string(tabs.CodeAssertionFailed), msg, ""))
+			panic(s.jsError(vm, string(errcode.AssertionFailed), msg, ""))
 		}
 		return goja.Undefined()
 	}))
@@ -614,7 +615,7 @@ func (s *Script) setup(vm *goja.Runtime) error {
 			case <-time.After(time.Duration(ms * float64(time.Millisecond))):
 				return nil, nil
 			case <-ctx.Done():
-				return nil, &tabs.Error{Code: tabs.CodeTimeout, Msg: "wait: the run's timeout passed", Err: ctx.Err()}
+				return nil, &tabs.Error{Code: errcode.Timeout, Msg: "wait: the run's timeout passed", Err: ctx.Err()}
 			}
 		})
 	}))
@@ -686,7 +687,7 @@ func (o observationJS) MarshalJSON() ([]byte, error) {
 
 func (s *Script) screenshot(vm *goja.Runtime, o tabs.ScreenshotOptions, silent bool) goja.Value {
 	if m := s.opts.MaxScreenshots; m > 0 && s.shots >= m {
-		return s.reject(tabs.Errorf(tabs.CodeBadRequest, "screenshot limit reached: at most %d screenshots per run", m))
+		return s.reject(tabs.Errorf(errcode.BadRequest, "screenshot limit reached: at most %d screenshots per run", m))
 	}
 	s.shots++
 	return s.asyncThen(func(ctx context.Context) (any, error) {
@@ -726,23 +727,23 @@ func (s *Script) asyncThen(fn func(ctx context.Context) (any, error), conv func(
 		func() {
 			defer func() {
 				if r := recover(); r != nil {
-					err = tabs.Errorf(tabs.CodeInternal, "internal error: %v", r)
+					err = tabs.Errorf(errcode.Internal, "internal error: %v", r)
 				}
 			}()
 			v, err = fn(s.ctx)
 		}()
-		if err != nil && s.ctx.Err() != nil && tabs.CodeOf(err) == tabs.CodeTimeout && !generic(err) {
+		if err != nil && s.ctx.Err() != nil && errcode.Of(err) == errcode.Timeout && !generic(err) {
 			msg := err.Error()
 			if site != "" {
 				msg += " (" + positionText(site) + ")"
 			}
 			hint := ""
-			if h, ok := err.(interface{ ErrorHint() string }); ok {
+			if h, ok := err.(errcode.Hinter); ok {
 				hint = h.ErrorHint()
 			}
 			s.mu.Lock()
 			if s.waitedOn == nil {
-				s.waitedOn = &tabs.Error{Code: tabs.CodeTimeout, Msg: msg, Hint: hint}
+				s.waitedOn = &tabs.Error{Code: errcode.Timeout, Msg: msg, Hint: hint}
 			}
 			s.mu.Unlock()
 		}
@@ -803,10 +804,10 @@ func callSite(vm *goja.Runtime) string {
 
 // errValue builds a JS Error with code and hint properties from a Go error.
 func (s *Script) errValue(vm *goja.Runtime, err error) goja.Value {
-	code := string(tabs.CodeOf(err))
+	code := string(errcode.Of(err))
 	hint := ""
-	var h interface{ ErrorHint() string }
-	if e, ok := err.(interface{ ErrorHint() string }); ok {
+	var h errcode.Hinter
+	if e, ok := err.(errcode.Hinter); ok {
 		h = e
 		hint = h.ErrorHint()
 	}
@@ -830,23 +831,23 @@ func (s *Script) jsError(vm *goja.Runtime, code, msg, hint string) *goja.Object 
 // targetArg reads a target: a number, a selector string, or a tab.id handle.
 func targetArg(v goja.Value) (tabs.Target, error) {
 	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
-		return tabs.Target{}, tabs.Errorf(tabs.CodeBadRequest, "missing target: give an element number, a selector or tab.id(n)")
+		return tabs.Target{}, tabs.Errorf(errcode.BadRequest, "missing target: give an element number, a selector or tab.id(n)")
 	}
 	if o, ok := v.(*goja.Object); ok {
 		if id := o.Get("__tpTarget"); id != nil && !goja.IsUndefined(id) {
 			return tabs.Target{ID: int(id.ToInteger())}, nil
 		}
-		return tabs.Target{}, tabs.Errorf(tabs.CodeBadRequest, "invalid target %s: give an element number, a selector or tab.id(n)", v.String())
+		return tabs.Target{}, tabs.Errorf(errcode.BadRequest, "invalid target %s: give an element number, a selector or tab.id(n)", v.String())
 	}
 	switch x := v.Export().(type) {
 	case int64:
 		if x <= 0 {
-			return tabs.Target{}, tabs.Errorf(tabs.CodeBadRequest, "invalid element number %d", x)
+			return tabs.Target{}, tabs.Errorf(errcode.BadRequest, "invalid element number %d", x)
 		}
 		return tabs.Target{ID: int(x)}, nil
 	case float64:
 		if x != math.Trunc(x) || x <= 0 {
-			return tabs.Target{}, tabs.Errorf(tabs.CodeBadRequest, "invalid element number %v", x)
+			return tabs.Target{}, tabs.Errorf(errcode.BadRequest, "invalid element number %v", x)
 		}
 		return tabs.Target{ID: int(x)}, nil
 	}
@@ -947,11 +948,11 @@ func dragEndArg(v goja.Value) (tabs.DragEnd, error) {
 		if id := o.Get("__tpTarget"); id == nil || goja.IsUndefined(id) {
 			x, y := o.Get("x"), o.Get("y")
 			if x == nil || y == nil || goja.IsUndefined(x) || goja.IsUndefined(y) {
-				return tabs.DragEnd{}, tabs.Errorf(tabs.CodeBadRequest, "a drag end is a target or a point {x, y}")
+				return tabs.DragEnd{}, tabs.Errorf(errcode.BadRequest, "a drag end is a target or a point {x, y}")
 			}
 			p := tabs.Point{X: x.ToFloat(), Y: y.ToFloat()}
 			if math.IsNaN(p.X) || math.IsNaN(p.Y) {
-				return tabs.DragEnd{}, tabs.Errorf(tabs.CodeBadRequest, "a drag point needs numbers x and y")
+				return tabs.DragEnd{}, tabs.Errorf(errcode.BadRequest, "a drag point needs numbers x and y")
 			}
 			return tabs.DragEnd{Point: &p}, nil
 		}
@@ -969,7 +970,7 @@ func dragEndArg(v goja.Value) (tabs.DragEnd, error) {
 // on the script's loop.
 func (s *Script) urlPattern(vm *goja.Runtime, v goja.Value) (tabs.URLPattern, error) {
 	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
-		return tabs.URLPattern{}, tabs.Errorf(tabs.CodeBadRequest, "missing URL pattern: give a URL, a glob, a RegExp or a function")
+		return tabs.URLPattern{}, tabs.Errorf(errcode.BadRequest, "missing URL pattern: give a URL, a glob, a RegExp or a function")
 	}
 	if fn, ok := goja.AssertFunction(v); ok {
 		return tabs.URLPattern{Func: s.predicate(fn)}, nil
@@ -987,7 +988,7 @@ func (s *Script) urlPattern(vm *goja.Runtime, v goja.Value) (tabs.URLPattern, er
 		}
 		re, err := regexp.Compile(prefix + src)
 		if err != nil {
-			return tabs.URLPattern{}, tabs.Errorf(tabs.CodeBadRequest, "the regular expression /%s/ is not supported (Go RE2 syntax: no lookaround or backreferences): %v", src, err)
+			return tabs.URLPattern{}, tabs.Errorf(errcode.BadRequest, "the regular expression /%s/ is not supported (Go RE2 syntax: no lookaround or backreferences): %v", src, err)
 		}
 		return tabs.URLPattern{Regexp: re}, nil
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tabpilot/tabpilot/errcode"
 	"github.com/tabpilot/tabpilot/tabs"
 	"github.com/tabpilot/tabpilot/tabs/script"
 )
@@ -101,8 +102,8 @@ func TestDisplayBoundOption(t *testing.T) {
 func TestDisplayLoopTimesOut(t *testing.T) {
 	t.Parallel()
 	out, err := runCode(t, `const s = 'x'.repeat(1000); for (;;) display(s);`, 2*time.Second)
-	if tabs.CodeOf(err) != tabs.CodeTimeout {
-		t.Fatalf("err = %v (%s), want timeout", err, tabs.CodeOf(err))
+	if errcode.Of(err) != errcode.Timeout {
+		t.Fatalf("err = %v (%s), want timeout", err, errcode.Of(err))
 	}
 	got := texts(out)
 	if len(got) != 100 {

@@ -92,6 +92,7 @@ import (
 	"github.com/dop251/goja_nodejs/require"
 	"github.com/dop251/goja_nodejs/url"
 
+	"github.com/tabpilot/tabpilot/errcode"
 	"github.com/tabpilot/tabpilot/tabs"
 )
 
@@ -269,9 +270,9 @@ func (s *Script) stopped(ctx context.Context) error {
 	}
 	var e *tabs.Error
 	if errors.As(ended, &e) {
-		return &tabs.Error{Code: tabs.CodeTimeout, Msg: e.Msg, Hint: e.Hint, Err: ctx.Err()}
+		return &tabs.Error{Code: errcode.Timeout, Msg: e.Msg, Hint: e.Hint, Err: ctx.Err()}
 	}
-	return &tabs.Error{Code: tabs.CodeTimeout, Msg: "run stopped: " + context.Cause(ctx).Error(), Err: ctx.Err()}
+	return &tabs.Error{Code: errcode.Timeout, Msg: "run stopped: " + context.Cause(ctx).Error(), Err: ctx.Err()}
 }
 
 // popupSettle is how long the end of a run waits for popups that are
@@ -304,7 +305,7 @@ func (s *Script) Run(ctx context.Context, t *tabs.Tab) error {
 		defer func() {
 			if p := recover(); p != nil {
 				s.log.Error("panic in script loop", "panic", p)
-				s.fail(tabs.Errorf(tabs.CodeInternal, "internal error in the script runtime: %v", p))
+				s.fail(tabs.Errorf(errcode.Internal, "internal error in the script runtime: %v", p))
 			}
 		}()
 		s.loop.StartInForeground()
@@ -334,7 +335,7 @@ func (s *Script) Run(ctx context.Context, t *tabs.Tab) error {
 		// The loop is stuck in a native call; it ends when ctx is done.
 	}
 	if r.err == nil && ctx.Err() != nil {
-		r.err = &tabs.Error{Code: tabs.CodeTimeout, Msg: "run stopped: " + ctx.Err().Error(), Err: ctx.Err()}
+		r.err = &tabs.Error{Code: errcode.Timeout, Msg: "run stopped: " + ctx.Err().Error(), Err: ctx.Err()}
 	}
 	s.mu.Lock()
 	s.closeDisplayLocked()
@@ -413,7 +414,7 @@ func (s *Script) fail(err error) {
 	if s.finish(result{err: err}) {
 		return
 	}
-	if tabs.CodeOf(err) == tabs.CodeTimeout {
+	if errcode.Of(err) == errcode.Timeout {
 		s.log.Debug("script error after the run's result was decided", "tab", s.tab.Name(), "err", err)
 		return
 	}
@@ -510,7 +511,7 @@ func (s *Script) unhandledErr(vm *goja.Runtime, v goja.Value, n int) error {
 // names where the exception was thrown: the Error's stack, else goja's.
 func (s *Script) uncaught(vm *goja.Runtime, kind string, err error) error {
 	var e *tabs.Error
-	if jerr := s.jsErr(vm, err); !errors.As(jerr, &e) || e.Code == tabs.CodeTimeout {
+	if jerr := s.jsErr(vm, err); !errors.As(jerr, &e) || e.Code == errcode.Timeout {
 		return jerr
 	}
 	msg := e.Msg
@@ -572,20 +573,20 @@ func positionText(msg string) string {
 func (s *Script) jsErr(vm *goja.Runtime, err error) error {
 	var ie *goja.InterruptedError
 	if errors.As(err, &ie) {
-		return &tabs.Error{Code: tabs.CodeTimeout, Msg: fmt.Sprintf("script interrupted: %v", ie.Value())}
+		return &tabs.Error{Code: errcode.Timeout, Msg: fmt.Sprintf("script interrupted: %v", ie.Value())}
 	}
 	var ex *goja.Exception
 	if errors.As(err, &ex) {
 		return s.rejection(vm, ex.Value())
 	}
-	return &tabs.Error{Code: tabs.CodeScriptError, Msg: positionText(err.Error())}
+	return &tabs.Error{Code: errcode.ScriptError, Msg: positionText(err.Error())}
 }
 
 // rejection maps a thrown value to a coded error: a tab error keeps its
 // code, an assert is assertion_failed, anything else script_error.
 func (s *Script) rejection(vm *goja.Runtime, v goja.Value) error {
 	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
-		return &tabs.Error{Code: tabs.CodeScriptError, Msg: "the script threw " + fmt.Sprint(v)}
+		return &tabs.Error{Code: errcode.ScriptError, Msg: "the script threw " + fmt.Sprint(v)}
 	}
 	if o, ok := v.(*goja.Object); ok {
 		code := ""
@@ -598,8 +599,8 @@ func (s *Script) rejection(vm *goja.Runtime, v goja.Value) error {
 		} else {
 			msg = v.String()
 		}
-		if code != "" && code != string(tabs.CodeScriptError) && validCode(code) {
-			e := &tabs.Error{Code: tabs.Code(code), Msg: msg + stackPos(o)}
+		if c := errcode.Code(code); c != errcode.ScriptError && c.Valid() {
+			e := &tabs.Error{Code: c, Msg: msg + stackPos(o)}
 			if h := o.Get("hint"); h != nil && !goja.IsUndefined(h) {
 				e.Hint = h.String()
 			}
@@ -615,19 +616,9 @@ func (s *Script) rejection(vm *goja.Runtime, v goja.Value) error {
 		if name != "" && name != "Error" && !strings.HasPrefix(msg, name) {
 			msg = name + ": " + msg
 		}
-		return &tabs.Error{Code: tabs.CodeScriptError, Msg: msg + stackPos(o)}
+		return &tabs.Error{Code: errcode.ScriptError, Msg: msg + stackPos(o)}
 	}
-	return &tabs.Error{Code: tabs.CodeScriptError, Msg: "the script threw " + v.String()}
-}
-
-func validCode(c string) bool {
-	switch tabs.Code(c) {
-	case tabs.CodeBadRequest, tabs.CodeTimeout, tabs.CodeBusy, tabs.CodeNotAlive, tabs.CodeNoSuchTab,
-		tabs.CodeBrowserMismatch, tabs.CodeNavigationFailed, tabs.CodeElementNotFound, tabs.CodeNotActionable,
-		tabs.CodeStaleElement, tabs.CodeScriptError, tabs.CodeAssertionFailed, tabs.CodeInternal:
-		return true
-	}
-	return c == "blocked_destination" || c == "browser_unavailable" || c == "attach_failed" || c == "target_not_found"
+	return &tabs.Error{Code: errcode.ScriptError, Msg: "the script threw " + v.String()}
 }
 
 // emitValue appends a value to the output: an image object as an image, a
@@ -644,7 +635,7 @@ func (s *Script) emitValue(vm *goja.Runtime, v goja.Value, final bool) error {
 			if d := o.Get("data"); d != nil && !goja.IsUndefined(d) {
 				data, err := base64.StdEncoding.DecodeString(d.String())
 				if err != nil {
-					return &tabs.Error{Code: tabs.CodeScriptError, Msg: "display: image data is not base64"}
+					return &tabs.Error{Code: errcode.ScriptError, Msg: "display: image data is not base64"}
 				}
 				mt := "image/png"
 				if m := o.Get("mimeType"); m != nil && !goja.IsUndefined(m) {
@@ -659,7 +650,7 @@ func (s *Script) emitValue(vm *goja.Runtime, v goja.Value, final bool) error {
 	if !ok {
 		js, err := stringify(vm, v)
 		if err != nil {
-			return &tabs.Error{Code: tabs.CodeScriptError, Msg: "cannot serialise the value: " + err.Error()}
+			return &tabs.Error{Code: errcode.ScriptError, Msg: "cannot serialise the value: " + err.Error()}
 		}
 		text = js
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tabpilot/tabpilot/browser"
+	"github.com/tabpilot/tabpilot/errcode"
 	"github.com/tabpilot/tabpilot/internal/testenv"
 	"github.com/tabpilot/tabpilot/tabs"
 	"github.com/tabpilot/tabpilot/tabs/script"
@@ -106,15 +107,15 @@ func TestErrors(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		code string
-		want tabs.Code
+		want errcode.Code
 		msg  string
 	}{
-		{`throw new Error("boom")`, tabs.CodeScriptError, "boom"},
-		{`assert(1 === 2, "math")`, tabs.CodeAssertionFailed, "assertion failed: math"},
-		{`await tab.click('#missing-element')`, tabs.CodeElementNotFound, "#missing-element"},
-		{`await tab.click('p-bogus/x')`, tabs.CodeBadRequest, "unknown selector prefix"},
-		{`this is not javascript`, tabs.CodeScriptError, "SyntaxError"},
-		{`await tab.click(99999)`, tabs.CodeStaleElement, "99999"},
+		{`throw new Error("boom")`, errcode.ScriptError, "boom"},
+		{`assert(1 === 2, "math")`, errcode.AssertionFailed, "assertion failed: math"},
+		{`await tab.click('#missing-element')`, errcode.ElementNotFound, "#missing-element"},
+		{`await tab.click('p-bogus/x')`, errcode.BadRequest, "unknown selector prefix"},
+		{`this is not javascript`, errcode.ScriptError, "SyntaxError"},
+		{`await tab.click(99999)`, errcode.StaleElement, "99999"},
 		{`try { await tab.click('#nope') } catch (e) { return e.code }`, "", ""},
 	}
 	for i, c := range cases {
@@ -127,8 +128,8 @@ func TestErrors(t *testing.T) {
 				}
 				return
 			}
-			if tabs.CodeOf(err) != c.want || !strings.Contains(err.Error(), c.msg) {
-				t.Fatalf("err = %v (%s), want %s containing %q", err, tabs.CodeOf(err), c.want, c.msg)
+			if errcode.Of(err) != c.want || !strings.Contains(err.Error(), c.msg) {
+				t.Fatalf("err = %v (%s), want %s containing %q", err, errcode.Of(err), c.want, c.msg)
 			}
 		})
 	}
@@ -137,7 +138,7 @@ func TestErrors(t *testing.T) {
 func TestInfiniteLoopInterrupted(t *testing.T) {
 	t.Parallel()
 	_, err := runCode(t, `while (true) {}`, 1*time.Second)
-	if tabs.CodeOf(err) != tabs.CodeTimeout {
+	if errcode.Of(err) != errcode.Timeout {
 		t.Fatalf("err = %v, want timeout", err)
 	}
 	// The tab stays usable: goja was interrupted, the page is fine.
@@ -281,7 +282,7 @@ func TestTimeoutNamesTheWait(t *testing.T) {
 	}
 	for _, c := range cases {
 		_, err := runCode(t, c.code, 2*time.Second)
-		if tabs.CodeOf(err) != tabs.CodeTimeout || !strings.Contains(err.Error(), c.want) {
+		if errcode.Of(err) != errcode.Timeout || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: error %v, want a timeout that contains %q", c.code, err, c.want)
 		}
 		name := strings.ReplaceAll(t.Name(), "/", "-")

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tabpilot/tabpilot/errcode"
 	"github.com/tabpilot/tabpilot/internal/testenv"
-	"github.com/tabpilot/tabpilot/tabs"
 	"github.com/tabpilot/tabpilot/tabs/script"
 )
 
@@ -20,35 +20,35 @@ func TestUncaughtErrorsFailTheRun(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name, code string
-		want       tabs.Code
+		want       errcode.Code
 		msg        string
 	}{
 		{"setTimeout", "setTimeout(() => {\n  throw new Error('tick');\n}, 10);\nawait wait(30000);",
-			tabs.CodeScriptError, "uncaught exception in a setTimeout callback: tick (line 2:9)"},
+			errcode.ScriptError, "uncaught exception in a setTimeout callback: tick (line 2:9)"},
 		{"setInterval", "let n = 0;\nsetInterval(() => { if (++n === 3) null.x; }, 5);\nawait wait(30000);",
-			tabs.CodeScriptError, "uncaught exception in a setInterval callback: TypeError: Cannot read property 'x' of undefined (line 2:41)"},
+			errcode.ScriptError, "uncaught exception in a setInterval callback: TypeError: Cannot read property 'x' of undefined (line 2:41)"},
 		{"setImmediate", "setImmediate(n => { throw new RangeError('n=' + n) }, 4);\nawait wait(30000);",
-			tabs.CodeScriptError, "uncaught exception in a setImmediate callback: RangeError: n=4 (line 1:27)"},
+			errcode.ScriptError, "uncaught exception in a setImmediate callback: RangeError: n=4 (line 1:27)"},
 		{"thrown string", "setTimeout(() => { throw 'plain' }, 0);\nawait wait(30000);",
-			tabs.CodeScriptError, "uncaught exception in a setTimeout callback: the script threw plain (line 1:20)"},
+			errcode.ScriptError, "uncaught exception in a setTimeout callback: the script threw plain (line 1:20)"},
 		{"assert in timer", "setTimeout(() => assert(1 === 2, 'in timer'), 0);\nawait wait(30000);",
-			tabs.CodeAssertionFailed, "uncaught exception in a setTimeout callback: assertion failed: in timer (line 1:24)"},
+			errcode.AssertionFailed, "uncaught exception in a setTimeout callback: assertion failed: in timer (line 1:24)"},
 		{"rejection", "Promise.reject(new Error('nobody'));\nawait wait(30000);",
-			tabs.CodeScriptError, "unhandled promise rejection: nobody (line 1:16)"},
+			errcode.ScriptError, "unhandled promise rejection: nobody (line 1:16)"},
 		{"async timer", "setTimeout(async () => {\n  await null;\n  throw new Error('async tick');\n}, 0);\nawait wait(30000);",
-			tabs.CodeScriptError, "unhandled promise rejection: async tick (line 3:9)"},
+			errcode.ScriptError, "unhandled promise rejection: async tick (line 3:9)"},
 		{"two rejections", "Promise.reject(1); Promise.reject(2);\nawait wait(30000);",
-			tabs.CodeScriptError, "unhandled promise rejection: the script threw 1 (and 1 more)"},
+			errcode.ScriptError, "unhandled promise rejection: the script threw 1 (and 1 more)"},
 		// A tab call the code did not await keeps its code.
 		{"tab call not awaited", "tab.click('#missing-element', {timeout: 200});\nawait wait(30000);",
-			tabs.CodeElementNotFound, `unhandled promise rejection: no element matches "#missing-element" (line 1:10)`},
+			errcode.ElementNotFound, `unhandled promise rejection: no element matches "#missing-element" (line 1:10)`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			_, err := runCode(t, c.code, 50*time.Second)
-			if tabs.CodeOf(err) != c.want || err.Error() != c.msg {
-				t.Fatalf("err = %v (%s), want %s %q", err, tabs.CodeOf(err), c.want, c.msg)
+			if errcode.Of(err) != c.want || err.Error() != c.msg {
+				t.Fatalf("err = %v (%s), want %s %q", err, errcode.Of(err), c.want, c.msg)
 			}
 		})
 	}
@@ -118,8 +118,8 @@ return 'done';`, 20*time.Second)
 		var log testenv.SyncBuffer
 		_, err := runCodeWith(t, `Promise.reject(new Error('second')); throw new Error('first');`, 20*time.Second,
 			&script.Options{Logger: slog.New(slog.NewTextHandler(&log, nil))})
-		if tabs.CodeOf(err) != tabs.CodeScriptError || err.Error() != "first (line 1:44)" {
-			t.Fatalf("err = %v (%s), want script_error first (line 1:44)", err, tabs.CodeOf(err))
+		if errcode.Of(err) != errcode.ScriptError || err.Error() != "first (line 1:44)" {
+			t.Fatalf("err = %v (%s), want script_error first (line 1:44)", err, errcode.Of(err))
 		}
 		if l := log.String(); !strings.Contains(l, `level=WARN msg="script error after the run's result was decided"`) ||
 			!strings.Contains(l, `err="unhandled promise rejection: second (line 1:16)"`) {
