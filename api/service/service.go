@@ -7,13 +7,11 @@ package service
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"time"
@@ -23,7 +21,6 @@ import (
 	"github.com/tabpilot/tabpilot/browser/egress"
 	"github.com/tabpilot/tabpilot/errcode"
 	"github.com/tabpilot/tabpilot/tabs"
-	"github.com/tabpilot/tabpilot/tabs/script"
 )
 
 // Options configure a Service. A nil *Options means the defaults. Options are
@@ -411,142 +408,6 @@ func (s *Service) Close(ctx context.Context, r *api.CloseRequest) *api.Result {
 	return &api.Result{Content: []api.Content{api.TextContent(text)}, Details: map[string]any{"action": "close", "closed": names}}
 }
 
-// Run runs a script on a tab (DESIGN.md section 3, run).
-func (s *Service) Run(ctx context.Context, r *api.RunRequest) *api.Result {
-	name := tabName(r.Name)
-	if strings.TrimSpace(r.Code) == "" {
-		return fail("run", name, tabs.Errorf(errcode.BadRequest, "run needs code: the body of an async function"))
-	}
-	so := &script.Options{Logger: s.log, BrowserTabs: s.sup.Tabs, MaxScreenshots: s.limits.MaxScreenshotsPerRun, MaxDisplayBytes: s.limits.MaxResultBytes}
-	if a := s.opts.Audit; a != nil {
-		so.Audit = func(ctx context.Context, action, target, text string) (func(error), error) {
-			origin := ""
-			if t, err := s.sup.Tab(name); err == nil {
-				origin = OriginOf(t.URL(ctx))
-			}
-			id, err := a.Intent(name, origin, action, target, text)
-			if err != nil {
-				return nil, tabs.Errorf(errcode.Internal, "audit log: %v", err)
-			}
-			return func(err error) {
-				if oerr := a.Outcome(id, err); oerr != nil {
-					s.log.Error("audit outcome", "err", oerr)
-				}
-			}, nil
-		}
-	}
-	sc := script.New(r.Code, so)
-	var tab *tabs.Tab
-	timeout := s.sup.Timeout(seconds(r.Timeout))
-	left, done, err := s.budget.Start()
-	if err != nil {
-		return fail("run", name, err)
-	}
-	defer done()
-	if left > 0 && left < timeout {
-		timeout = left
-	}
-	var mark uint64
-	if s.opts.Egress != nil {
-		mark = guard{s.opts.Egress}.Mark()
-	}
-	err = s.audited(ctx, name, "run", "", r.Code, true, func() error {
-		return s.sup.Run(ctx, name, timeout, &capture{Job: sc, tab: &tab})
-	})
-	out := sc.Output()
-	details := map[string]any{"action": "run", "name": name}
-	if tab != nil {
-		kind, _ := tab.Browser()
-		details["browser"] = kind
-		u, _ := tabURL(tab)
-		details["url"] = u
-	}
-	shots := make([]map[string]any, 0, len(out.Screenshots))
-	for _, sh := range out.Screenshots {
-		shots = append(shots, map[string]any{"id": sh.ID, "dest": sh.Dest, "mimeType": sh.MimeType, "bytes": sh.Bytes, "width": sh.Width, "height": sh.Height, "scale": sh.Scale})
-	}
-	details["screenshots"] = shots
-	if len(out.Dialogs) > 0 {
-		details["dialogs"] = out.Dialogs
-	}
-	if out.PendingDialog != nil {
-		details["pendingDialog"] = out.PendingDialog
-	}
-	if len(out.Popups) > 0 {
-		details["popups"] = out.Popups
-	}
-	if len(out.Downloads) > 0 {
-		details["downloads"] = out.Downloads
-	}
-	if s.opts.Egress != nil {
-		if refused := s.opts.Egress.RefusalsSince(mark); len(refused) > 0 {
-			details["blocked"] = refused
-			details["blockedCount"] = len(refused)
-		}
-	}
-	content, text := s.convert(out.Content)
-	details["result"] = text
-	if err != nil {
-		res := fail("run", name, err)
-		for k, v := range details {
-			if _, ok := res.Details[k]; !ok {
-				res.Details[k] = v
-			}
-		}
-		// Keep what the script displayed before it failed.
-		res.Content = append(res.Content, content...)
-		return res
-	}
-	return &api.Result{Content: content, Details: details}
-}
-
-// capture remembers the tab a job ran on.
-type capture struct {
-	tabs.Job
-	tab **tabs.Tab
-}
-
-func (c *capture) Run(ctx context.Context, t *tabs.Tab) error {
-	*c.tab = t
-	return c.Job.Run(ctx, t)
-}
-
-func tabURL(t *tabs.Tab) (string, string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	if !t.Alive() {
-		return "", ""
-	}
-	return t.URL(ctx), ""
-}
-
-// convert turns a run's output into content, capping each text at the
-// result limit (the full text spills to a 0600 file named in the marker).
-func (s *Service) convert(cs []script.Content) ([]api.Content, string) {
-	out := make([]api.Content, 0, len(cs))
-	var texts []string
-	for _, c := range cs {
-		if c.Type == "image" {
-			out = append(out, api.Content{Type: "image", MimeType: c.MimeType, Data: base64.StdEncoding.EncodeToString(c.Data)})
-			continue
-		}
-		text := s.capText(c.Text)
-		out = append(out, api.TextContent(text))
-		texts = append(texts, text)
-	}
-	return out, strings.Join(texts, "\n")
-}
-
-// capText cuts a text over the result limit (Limits.Cap).
-func (s *Service) capText(t string) string {
-	capped, _, err := s.limits.Cap(t)
-	if err != nil {
-		s.log.Warn("spill result", "err", err)
-		return t
-	}
-	return capped
-}
-
 // hasTab reports whether a tab of that name exists.
 func (s *Service) hasTab(name string) bool {
 	_, err := s.sup.Tab(name)
@@ -666,121 +527,6 @@ func (s *Service) Extract(ctx context.Context, r *api.ExtractRequest) *api.Resul
 	return &api.Result{Content: []api.Content{api.TextContent(s.capText(text))}, Details: details}
 }
 
-// Act runs the click, type, fill, press and hover shortcuts.
-func (s *Service) Act(ctx context.Context, method string, r *api.ActRequest) *api.Result {
-	name := tabName(r.Name)
-	var res *tabs.ActionResult
-	var verb string
-	text := ""
-	if method == "type" || method == "fill" {
-		text = r.Text
-	}
-	target := string(r.Target)
-	if method == "press" {
-		target = r.Text + " " + string(r.Target)
-	}
-	err := s.audited(ctx, name, method, strings.TrimSpace(target), text, true, func() error {
-		return s.do(ctx, name, r.Timeout, func(ctx context.Context, t *tabs.Tab) error {
-			var err error
-			switch method {
-			case "press":
-				verb = "Pressed " + r.Text
-				var tg *tabs.Target
-				if r.Target != "" {
-					p, err := tabs.ParseTarget(string(r.Target))
-					if err != nil {
-						return err
-					}
-					tg = &p
-				}
-				res, err = t.Press(ctx, r.Text, tg)
-				return err
-			}
-			tg, err := tabs.ParseTarget(string(r.Target))
-			if err != nil {
-				return err
-			}
-			switch method {
-			case "click":
-				verb = "Clicked " + tg.String()
-				res, err = t.Click(ctx, tg)
-			case "type":
-				verb = fmt.Sprintf("Typed %d characters into %s", len([]rune(r.Text)), tg)
-				res, err = t.Type(ctx, tg, r.Text)
-			case "fill":
-				verb = "Filled " + tg.String()
-				res, err = t.Fill(ctx, tg, r.Text)
-			case "hover":
-				verb = "Hovered over " + tg.String()
-				res, err = t.Hover(ctx, tg)
-			}
-			return err
-		})
-	})
-	if err != nil {
-		return fail(method, name, err)
-	}
-	// A tab the action opened (a target=_blank link, window.open) is
-	// adopted under a name of its own: say which.
-	// So is a download it started, in the page or through a new tab.
-	var pops []tabs.Popup
-	var dls []tabs.Download
-	if t, terr := s.sup.Tab(name); terr == nil {
-		pops = t.DrainPopups(time.Second)
-		dls = t.DrainDownloads()
-	}
-	details := map[string]any{"action": method, "name": name}
-	text = verb
-	if res != nil {
-		if res.Target != "" {
-			details["target"] = res.Target
-			if strings.Contains(res.Target, " (was ") {
-				// The element's own label changed since it was numbered.
-				text += "; " + res.Target
-			}
-		}
-		if res.Navigated {
-			text += "; the page navigated (observe again)"
-			details["navigated"] = true
-		}
-		if res.Dialog != nil {
-			text += fmt.Sprintf("; %s dialog is open: %q", res.Dialog.Article(), res.Dialog.Message)
-			details["dialog"] = res.Dialog
-		}
-		if res.Value != nil {
-			details["value"] = *res.Value
-		}
-		if res.Note != "" {
-			text += "; " + res.Note
-			details["note"] = res.Note
-		}
-	}
-	for _, p := range pops {
-		if p.Error != "" {
-			text += fmt.Sprintf("; it opened a new tab that could not be attached (%s)", p.Error)
-			continue
-		}
-		text += fmt.Sprintf("; it opened a new tab %q at %s (act on it with the tab name %q)", p.Name, p.URL, p.Name)
-	}
-	if len(pops) > 0 {
-		details["popups"] = pops
-	}
-	for _, d := range dls {
-		switch d.State {
-		case "completed":
-			text += fmt.Sprintf("; it downloaded %q to %s", d.SuggestedName, d.Path)
-		case "canceled":
-			text += fmt.Sprintf("; it started a download of %q, which was canceled", d.SuggestedName)
-		default:
-			text += fmt.Sprintf("; it started a download of %q (in progress, into %s: tab.waitForDownload() waits for it, tab.downloads() lists it)", d.SuggestedName, filepath.Dir(d.Path))
-		}
-	}
-	if len(dls) > 0 {
-		details["downloads"] = dls
-	}
-	return &api.Result{Content: []api.Content{api.TextContent(text)}, Details: details}
-}
-
 // Tabs lists the tabs.
 func (s *Service) Tabs(ctx context.Context) *api.Result {
 	list := s.sup.Tabs(ctx)
@@ -805,12 +551,4 @@ func (s *Service) Tabs(ctx context.Context) *api.Result {
 		fmt.Fprintf(&b, "%s%s [%s] %s %q", t.Name, state, t.Browser, t.URL, t.Title)
 	}
 	return &api.Result{Content: []api.Content{api.TextContent(b.String())}, Details: map[string]any{"action": "tabs", "tabs": list}}
-}
-
-// capFirst upper-cases the first letter of an ASCII phrase.
-func capFirst(s string) string {
-	if s == "" || s[0] < 'a' || s[0] > 'z' {
-		return s
-	}
-	return string(s[0]-'a'+'A') + s[1:]
 }
