@@ -47,17 +47,3 @@ func BenchmarkClick(b *testing.B) {
 		})
 	}
 }
-
-// BenchmarkURLGlob measures matching a URL against a parsed glob.
-func BenchmarkURLGlob(b *testing.B) {
-	p, err := tabs.ParseGlob("**/api/{items,users}/*?page=*", "")
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		if !p.Match("https://shop.example.com/api/items/42?page=3") {
-			b.Fatal("no match")
-		}
-	}
-}

@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/network"
 	"github.com/tabpilot/tabpilot/errcode"
+	"github.com/tabpilot/tabpilot/urlpattern"
 )
 
 // Response is a network response of the tab's page (Network.responseReceived
@@ -39,7 +40,7 @@ const MaxResponseBody = 4 << 20
 // so a response that the next action causes is not missed.
 type ResponseWaiter struct {
 	t                     *Tab
-	p                     URLPattern
+	p                     urlpattern.Pattern
 	sent, resp, fin, fail <-chan jsonv2.Value
 	stops                 []func()
 }
@@ -47,7 +48,7 @@ type ResponseWaiter struct {
 // WatchResponses subscribes to the tab's network events
 // (Network.requestWillBeSent, responseReceived, loadingFinished,
 // loadingFailed) for a response whose URL matches p. Call Wait, then Stop.
-func (t *Tab) WatchResponses(p URLPattern) *ResponseWaiter {
+func (t *Tab) WatchResponses(p urlpattern.Pattern) *ResponseWaiter {
 	w := &ResponseWaiter{t: t, p: p}
 	sub := func(m string) <-chan jsonv2.Value {
 		ch, stop := t.target.Subscribe(m)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/chromedp/cdproto/page"
 	"github.com/tabpilot/tabpilot/errcode"
+	"github.com/tabpilot/tabpilot/urlpattern"
 )
 
 type actionTimeoutKey struct{}
@@ -76,7 +77,7 @@ func (t *Tab) locate(ctx context.Context, tg Target, o actOpts) (*element, float
 // reached that state; commit returns at once. A URL that matches already
 // returns at once. It returns the URL. Errors: timeout (naming the last
 // URL seen), bad_request for an unknown waitUntil.
-func (t *Tab) WaitForURL(ctx context.Context, p URLPattern, waitUntil string) (string, error) {
+func (t *Tab) WaitForURL(ctx context.Context, p urlpattern.Pattern, waitUntil string) (string, error) {
 	switch waitUntil {
 	case "":
 		waitUntil = "load"

@@ -10,6 +10,7 @@ import (
 	"github.com/tabpilot/tabpilot/api"
 	"github.com/tabpilot/tabpilot/errcode"
 	"github.com/tabpilot/tabpilot/tabs"
+	"github.com/tabpilot/tabpilot/urlpattern"
 )
 
 // The shortcuts for the steps an agent takes most after click, fill and
@@ -135,7 +136,7 @@ func (s *Service) Wait(ctx context.Context, r *api.WaitRequest) *api.Result {
 	err := s.do(ctx, name, r.Timeout, func(ctx context.Context, t *tabs.Tab) error {
 		switch {
 		case r.URL != "":
-			p, err := tabs.ParseGlob(r.URL, t.KnownURL())
+			p, err := urlpattern.ParseGlob(r.URL, t.KnownURL())
 			if err != nil {
 				return err
 			}

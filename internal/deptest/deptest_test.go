@@ -23,23 +23,25 @@ const module = "github.com/tabpilot/tabpilot"
 var layers = [][]string{
 	// 0. The stable codes of the contract, and helpers with no project imports.
 	{"errcode", "internal/deptest", "internal/jsonl", "internal/testenv"},
-	// 1. The browser, its egress guard, and what tabs installs and renders with.
+	// 1. Small pure packages on errcode: URL patterns.
+	{"urlpattern"},
+	// 2. The browser, its egress guard, and what tabs installs and renders with.
 	{"browser", "browser/egress", "stealth", "render"},
-	// 2. render's saved test pages and their scoring.
+	// 3. render's saved test pages and their scoring.
 	{"render/readabilitysuite"},
-	// 3. Pure transforms of CDP data.
+	// 4. Pure transforms of CDP data.
 	{"tabs/observe"},
-	// 4. The supervisor, the tab and its actions.
+	// 5. The supervisor, the tab and its actions.
 	{"tabs"},
-	// 5. The run action's JavaScript runtime, bound to a tab.
+	// 6. The run action's JavaScript runtime, bound to a tab.
 	{"tabs/script"},
-	// 6. The wire contract: standard library and errcode only (see stdOnly).
+	// 7. The wire contract: standard library and errcode only (see stdOnly).
 	{"api"},
-	// 7. The dispatcher, and the doors speaking the contract.
+	// 8. The dispatcher, and the doors speaking the contract.
 	{"api/service", "api/rpc", "api/mcp"},
-	// 8. The CLI's side of the daemon's socket (see light).
+	// 9. The CLI's side of the daemon's socket (see light).
 	{"api/client"},
-	// 9. Programs.
+	// 10. Programs.
 	{"cmd/tabpilot", "bench/soak", "bench/suite"},
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tabpilot/tabpilot/errcode"
 	"github.com/tabpilot/tabpilot/tabs"
+	"github.com/tabpilot/tabpilot/urlpattern"
 )
 
 // funcSource returns the source text of v for the page: a function's text,
@@ -415,12 +416,12 @@ func dragEndArg(v goja.Value) (tabs.DragEnd, error) {
 // *; one starting with / is relative to the page's origin), a RegExp
 // (converted to Go's RE2 syntax), or a predicate url => boolean, which runs
 // on the script's loop.
-func (s *Script) urlPattern(vm *goja.Runtime, v goja.Value) (tabs.URLPattern, error) {
+func (s *Script) urlPattern(vm *goja.Runtime, v goja.Value) (urlpattern.Pattern, error) {
 	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
-		return tabs.URLPattern{}, tabs.Errorf(errcode.BadRequest, "missing URL pattern: give a URL, a glob, a RegExp or a function")
+		return urlpattern.Pattern{}, tabs.Errorf(errcode.BadRequest, "missing URL pattern: give a URL, a glob, a RegExp or a function")
 	}
 	if fn, ok := goja.AssertFunction(v); ok {
-		return tabs.URLPattern{Func: s.predicate(fn)}, nil
+		return urlpattern.Pattern{Func: s.predicate(fn)}, nil
 	}
 	if o, ok := v.(*goja.Object); ok && o.ClassName() == "RegExp" {
 		src, flags := o.Get("source").String(), o.Get("flags").String()
@@ -435,11 +436,11 @@ func (s *Script) urlPattern(vm *goja.Runtime, v goja.Value) (tabs.URLPattern, er
 		}
 		re, err := regexp.Compile(prefix + src)
 		if err != nil {
-			return tabs.URLPattern{}, tabs.Errorf(errcode.BadRequest, "the regular expression /%s/ is not supported (Go RE2 syntax: no lookaround or backreferences): %v", src, err)
+			return urlpattern.Pattern{}, tabs.Errorf(errcode.BadRequest, "the regular expression /%s/ is not supported (Go RE2 syntax: no lookaround or backreferences): %v", src, err)
 		}
-		return tabs.URLPattern{Regexp: re}, nil
+		return urlpattern.Pattern{Regexp: re}, nil
 	}
-	return tabs.ParseGlob(v.String(), s.tab.KnownURL())
+	return urlpattern.ParseGlob(v.String(), s.tab.KnownURL())
 }
 
 // predicate runs a JS function on the loop and reports its truth; false

@@ -1,4 +1,9 @@
-package tabs
+// Package urlpattern matches URLs against the patterns an agent gives:
+// Playwright's URL globs, regular expressions and predicates. It owns the
+// glob syntax and nothing of the browser: waits (waitForUrl,
+// waitForResponse) and, later, request filters and routes use it. It must
+// not import the rest of tabpilot but errcode.
+package urlpattern
 
 import (
 	"fmt"
@@ -9,13 +14,13 @@ import (
 	"github.com/tabpilot/tabpilot/errcode"
 )
 
-// URLPattern matches URLs for waitForUrl and waitForResponse: a glob (a
+// Pattern matches URLs (waitForUrl, waitForResponse): a glob (a
 // plain URL matches itself only), a regular expression, or a predicate.
 //
 // Globs follow Playwright: ** matches any characters, * any but '/',
 // {a,b} either, and ? is literal (URLs have query strings). A glob that
 // starts with one '/' is relative to the origin of Base.
-type URLPattern struct {
+type Pattern struct {
 	Glob   string
 	Regexp *regexp.Regexp
 	Func   func(url string) bool
@@ -25,12 +30,12 @@ type URLPattern struct {
 	re *regexp.Regexp
 }
 
-// ParseGlob returns the URLPattern of a glob. Errors: bad_request for an
+// ParseGlob returns the Pattern of a glob. Errors: bad_request for an
 // empty glob or unbalanced braces.
-func ParseGlob(glob, base string) (URLPattern, error) {
-	p := URLPattern{Glob: glob, Base: base}
+func ParseGlob(glob, base string) (Pattern, error) {
+	p := Pattern{Glob: glob, Base: base}
 	if strings.TrimSpace(glob) == "" {
-		return p, Errorf(errcode.BadRequest, "empty URL pattern")
+		return p, errorf("empty URL pattern")
 	}
 	g := glob
 	if strings.HasPrefix(g, "/") && !strings.HasPrefix(g, "//") {
@@ -77,19 +82,19 @@ func globRegexp(g string) (*regexp.Regexp, error) {
 		}
 	}
 	if depth != 0 {
-		return nil, Errorf(errcode.BadRequest, "URL pattern %q has an unclosed {", g)
+		return nil, errorf("URL pattern %q has an unclosed {", g)
 	}
 	b.WriteString("$")
 	re, err := regexp.Compile(b.String())
 	if err != nil {
-		return nil, Errorf(errcode.BadRequest, "invalid URL pattern %q: %v", g, err)
+		return nil, errorf("invalid URL pattern %q: %v", g, err)
 	}
 	return re, nil
 }
 
 // Match reports whether u matches. A URL without a path matches the same
 // URL with "/".
-func (p URLPattern) Match(u string) bool {
+func (p Pattern) Match(u string) bool {
 	switch {
 	case p.Func != nil:
 		return p.Func(u)
@@ -107,7 +112,7 @@ func (p URLPattern) Match(u string) bool {
 	return false
 }
 
-func (p URLPattern) String() string {
+func (p Pattern) String() string {
 	switch {
 	case p.Func != nil:
 		return "a predicate"
@@ -115,4 +120,16 @@ func (p URLPattern) String() string {
 		return "/" + p.Regexp.String() + "/"
 	}
 	return fmt.Sprintf("%q", p.Glob)
+}
+
+// Error is a malformed pattern; its code is errcode.BadRequest.
+type Error struct{ Msg string }
+
+func (e *Error) Error() string { return e.Msg }
+
+// ErrorCode returns errcode.BadRequest.
+func (e *Error) ErrorCode() errcode.Code { return errcode.BadRequest }
+
+func errorf(format string, args ...any) *Error {
+	return &Error{Msg: fmt.Sprintf(format, args...)}
 }
