@@ -132,10 +132,14 @@ func (t *Tab) onEvent(ev any) {
 		t.evMu.Unlock()
 	case *page.EventNavigatedWithinDocument:
 		t.evMu.Lock()
-		t.url = ev.URL
 		if ev.FrameID == cdp.FrameID(t.targetID) {
+			// (An iframe's pushState is not the tab's URL.)
+			t.url = ev.URL
 			t.navPending = false
-			t.st.wakeLocked()
+			t.routeSeq++
+			now := time.Now()
+			t.st.routeAt = now
+			t.st.kickLocked(now)
 		}
 		t.evMu.Unlock()
 	case *inspector.EventTargetCrashed:

@@ -228,14 +228,14 @@ func (t *Tab) pendingNavigation() string {
 // reply came after the events the renderer sent before it, and navigated
 // needs no barrier of its own.
 type navMark struct {
-	seq, req int
-	ordered  bool
+	seq, req, route int
+	ordered         bool
 }
 
 func (t *Tab) navMark() navMark {
 	t.evMu.Lock()
 	defer t.evMu.Unlock()
-	return navMark{seq: t.navSeq, req: t.navReq}
+	return navMark{seq: t.navSeq, req: t.navReq, route: t.routeSeq}
 }
 
 // heldByNavigation returns a context of ctx that ends navCommitWait after
@@ -368,6 +368,19 @@ func (t *Tab) noteNavigation(ctx context.Context, m navMark, res *ActionResult) 
 	res.Navigated = t.navigated(ctx, m)
 	if res.Navigated {
 		t.settleNavigation(ctx, res)
+		return
+	}
+	t.evMu.Lock()
+	routed := t.routeSeq != m.route
+	t.evMu.Unlock()
+	if routed {
+		// A route change of a single-page app (history.pushState, then
+		// the fetch that renders the new view), or a jump to a fragment:
+		// the same document, so the numbers stand, but what it shows is
+		// waited for as after a load.
+		if note := t.awaitRouteSettled(ctx); note != "" {
+			res.Note = note
+		}
 	}
 }
 

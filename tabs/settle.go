@@ -43,6 +43,7 @@ type settleState struct {
 	loadAt  time.Time    // when it did
 	last    time.Time    // the last change past load: a tracked request started or ended, a mutation
 	mutated time.Time    // the last DOM mutation past load (settle.js)
+	routeAt time.Time    // the last top-level navigation within the document (Page.navigatedWithinDocument)
 	// mutations and requests count the mutation batches and the tracked
 	// requests started past load, for the debug log.
 	mutations, requests int
@@ -231,6 +232,65 @@ func (t *Tab) awaitSettled(ctx context.Context, loadLimit time.Duration) string 
 			return t.settleNote()
 		case <-loadC:
 			return fmt.Sprintf("the new page had not fired load within %v; returned it as it was", loadLimit)
+		case <-sig:
+			sig = t.dialogSignal()
+		case <-t.deadSig:
+			return ""
+		case <-ctx.Done():
+			return ""
+		}
+	}
+}
+
+// awaitRouteSettled waits, after an action that navigated within the
+// top document (a single-page app's route change), until the page is
+// quiet as awaitSettled means it: settleQuiet with no fetch, XHR or frame
+// document in flight, none starting or ending and no DOM mutation
+// (settle.js reports them for settleMax after each click, key press or
+// submit), counted from the route change, at most settleMax past it. It
+// returns early, with no note, when a dialog no policy handles opens, the
+// tab dies or ctx ends; and with a note when the limit ran out.
+func (t *Tab) awaitRouteSettled(ctx context.Context) string {
+	quiet := time.NewTimer(time.Hour)
+	defer quiet.Stop()
+	t.evMu.Lock()
+	from := t.st.routeAt
+	t.evMu.Unlock()
+	capC := time.After(time.Until(from.Add(settleMax)))
+	sig := t.dialogSignal()
+	for {
+		t.evMu.Lock()
+		if t.dialog != nil && t.dialogs == "" {
+			t.evMu.Unlock()
+			return ""
+		}
+		s := &t.st
+		changed := s.waitLocked()
+		wait := time.Duration(-1)
+		if len(s.busy) == 0 {
+			last := s.last
+			if last.Before(s.routeAt) {
+				last = s.routeAt
+			}
+			q := time.Since(last)
+			if q >= settleQuiet {
+				t.evMu.Unlock()
+				t.sup.log.Debug("settled after a route change", "tab", t.name, "after", time.Since(from))
+				return ""
+			}
+			wait = settleQuiet - q
+		}
+		t.evMu.Unlock()
+		var quietC <-chan time.Time
+		if wait >= 0 {
+			quiet.Reset(wait)
+			quietC = quiet.C
+		}
+		select {
+		case <-changed:
+		case <-quietC:
+		case <-capC:
+			return strings.Replace(t.settleNote(), "after load", "after the route change", 1)
 		case <-sig:
 			sig = t.dialogSignal()
 		case <-t.deadSig:

@@ -76,6 +76,26 @@ func settlePages(t testing.TB) *httptest.Server {
 		time.Sleep(300 * time.Millisecond)
 		fmt.Fprintf(w, shell, "Target", "/spa/data")
 	})
+	// A single-page app: its links and its search box change the route
+	// with history.pushState, then fetch the new view (150 ms). Its
+	// iframe then moves itself with pushState too.
+	mux.HandleFunc("/app", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>App</title><nav><a id=inbox href="/app/inbox">Inbox</a></nav>
+<input id=search aria-label=Search><main><h1 id=view>Home</h1></main><iframe src="/app/frame"></iframe>
+<script>
+function show(route) {
+  history.pushState({}, '', route);
+  frames[0].postMessage(route, '*');
+  document.getElementById('view').textContent = 'Loading';
+  fetch('/spa/data').then(r => r.text()).then(t => { document.getElementById('view').textContent = route + ': ' + t; });
+}
+document.getElementById('inbox').onclick = (e) => { e.preventDefault(); show('/app/inbox'); };
+document.getElementById('search').onkeydown = (e) => { if (e.key === 'Enter') show('/app/search'); };
+</script>`)
+	})
+	mux.HandleFunc("/app/frame", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><p>frame</p><script>onmessage = (e) => history.pushState({}, '', '/app/frame' + e.data);</script>`)
+	})
 	s := httptest.NewServer(mux)
 	t.Cleanup(s.Close)
 	return s
@@ -335,5 +355,51 @@ func TestRequestsOfTheOldPageEndWithIt(t *testing.T) {
 	}))
 	if err != nil || waited > 2*time.Second {
 		t.Errorf("networkidle on the static page: %v after %v, want nil within the quiet window", err, waited)
+	}
+}
+
+// TestRouteChangeSettles: a click or a key press that changes a
+// single-page app's route (history.pushState, then a fetch that renders
+// the view) returns once the view is rendered, as a navigating click
+// does, so the observation after it shows the new view; an iframe's own
+// pushState is not the tab's URL.
+func TestRouteChangeSettles(t *testing.T) {
+	t.Parallel()
+	ps := settlePages(t)
+	s := newSup(t)
+	if _, err := s.Open(context.Background(), tabs.OpenOptions{Name: "app", URL: ps.URL + "/app"}); err != nil {
+		t.Fatal(err)
+	}
+	if tb, err := s.Tab("app"); err != nil || tb.KnownURL() != ps.URL+"/app" {
+		t.Fatalf("after open: the tab's URL is %q (%v), want %q", tb.KnownURL(), err, ps.URL+"/app")
+	}
+	for _, c := range []struct{ act, want string }{
+		{"click", "/app/inbox: Inventory: 42 widgets"},
+		{"press", "/app/search: Inventory: 42 widgets"},
+	} {
+		var res *tabs.ActionResult
+		var known string
+		err := s.Run(context.Background(), "app", 30*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
+			var err error
+			if c.act == "click" {
+				res, err = tb.Click(ctx, tabs.Target{Selector: "#inbox"})
+			} else {
+				res, err = tb.Press(ctx, "Enter", &tabs.Target{Selector: "#search"})
+			}
+			known = tb.KnownURL()
+			return err
+		}))
+		if err != nil {
+			t.Fatalf("%s: %v", c.act, err)
+		}
+		if res.Navigated || res.Note != "" {
+			t.Errorf("%s: %+v, want no navigation and no note", c.act, res)
+		}
+		if text := observeText(t, s, "app"); !strings.Contains(text, c.want) {
+			t.Errorf("%s, then observe: %q, want the view %q", c.act, text, c.want)
+		}
+		if want := ps.URL + strings.SplitN(c.want, ":", 2)[0]; known != want {
+			t.Errorf("%s: the tab's URL is %q, want %q", c.act, known, want)
+		}
 	}
 }

@@ -46,6 +46,7 @@ type Tab struct {
 	navSeq     int    // top-level navigations seen
 	loading    bool   // a top-level document committed and has not fired load
 	navReq     int    // top-level navigations requested (Page.frameRequestedNavigation)
+	routeSeq   int    // top-level navigations within the document (Page.navigatedWithinDocument: pushState, a fragment)
 	navPending bool   // one was requested and has neither committed nor stopped
 	navURL     string // where the last requested top-level navigation goes
 	dialog     *Dialog
