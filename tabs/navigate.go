@@ -34,7 +34,20 @@ func checkURL(raw string) error {
 		// Page.navigate would run it in the current page.
 		return Errorf(errcode.BadRequest, "invalid URL %q: a javascript: URL is code, not a page; use tab.evaluate", trim(raw, 80))
 	}
+	if !pageSchemes[strings.ToLower(u.Scheme)] {
+		// Chromium hands such a URL to the system's protocol handler,
+		// and the tab then gets no input event again until it is closed.
+		return Errorf(errcode.BadRequest, "invalid URL %q: Chromium shows no page for %s: URLs (it hands them to another program); give an http, https, file, data or about URL", trim(raw, 80), strings.ToLower(u.Scheme))
+	}
 	return nil
+}
+
+// pageSchemes are the URL schemes Chromium navigates to itself; any other
+// (mailto:, ftp:, a custom app's scheme) goes to an external protocol
+// handler.
+var pageSchemes = map[string]bool{
+	"http": true, "https": true, "file": true, "data": true, "about": true, "blob": true,
+	"chrome": true, "chrome-untrusted": true, "chrome-extension": true, "devtools": true, "view-source": true,
 }
 
 // Goto navigates the tab (Page.navigate) and waits per waitUntil: settled

@@ -631,3 +631,40 @@ func TestEvaluateAcrossNavigation(t *testing.T) {
 		t.Fatalf("evaluate across a navigation: %#v", err)
 	}
 }
+
+// TestGotoRefusesExternalSchemes: a URL whose scheme Chromium hands to
+// another program (mailto:, ftp:, an app's own scheme) is refused with
+// bad_request before anything is sent; the tab stays on its page and
+// takes input (a trial found a tab that got no input event again after
+// Chromium tried one).
+func TestGotoRefusesExternalSchemes(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Counter</title><button id=b onclick="this.textContent = +this.textContent + 1">0</button>`)
+	}))
+	t.Cleanup(srv.Close)
+	s := newSup(t)
+	if _, err := s.Open(context.Background(), tabs.OpenOptions{Name: "ext", URL: srv.URL}); err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range []string{"foo://bar", "ftp://127.0.0.1/x", "mailto:a@example.com"} {
+		if _, err := s.Open(context.Background(), tabs.OpenOptions{Name: "ext", URL: u}); errcode.Of(err) != errcode.BadRequest || !strings.Contains(err.Error(), "another program") {
+			t.Errorf("open %s: %v, want bad_request saying Chromium hands it to another program", u, err)
+		}
+	}
+	var text, url string
+	err := s.Run(context.Background(), "ext", 30*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
+		if _, err := tb.Click(ctx, tabs.Target{Selector: "#b"}); err != nil {
+			return err
+		}
+		url = tb.URL(ctx)
+		raw, err := tb.Evaluate(ctx, `() => document.getElementById('b').textContent`, nil)
+		if err == nil {
+			err = json.Unmarshal(raw, &text)
+		}
+		return err
+	}))
+	if err != nil || text != "1" || url != srv.URL+"/" {
+		t.Fatalf("after the refused opens: click %v, the button says %q at %q; want 1 at %q", err, text, url, srv.URL+"/")
+	}
+}
