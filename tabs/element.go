@@ -230,9 +230,9 @@ type actState struct {
 	// Bg is true when the page is hidden (document.visibilityState): a
 	// background tab, which gets no animation frames.
 	Bg bool `json:"bg"`
-	// Shown is what the node shows (actionableShownJS): its row key and
-	// label key, nil when it is detached.
-	Shown *[2]string `json:"shown"`
+	// Shown is what the node shows (actionableShownJS), nil when it is
+	// detached.
+	Shown *shownNow `json:"shown"`
 }
 
 // coverSettle is how long an element may stay covered by the same
@@ -310,7 +310,7 @@ func (t *Tab) actionable(ctx context.Context, el *element, o actOpts, wait time.
 		fn := actionableJS
 		if w := el.shown; w != nil {
 			// The first check also compares what the node shows.
-			fn, args["row"] = actionableShownJS, w.ref.Row
+			fn, args["row"], args["key"] = actionableShownJS, w.ref.Row, w.key
 			st.Shown = nil
 		}
 		if err := t.callOn(ctx, el, fn, &st, args); err != nil {

@@ -189,6 +189,43 @@ func TestRecycledRowIsStale(t *testing.T) {
 	}
 }
 
+// TestRelabeledButtonIsStale: a button in no list item or row, named by
+// its own label ("Delete Alice"), whose node the page gave another item's
+// label (a list re-rendered in place) is stale_element, and nothing is
+// clicked; a button whose own label changed and is nowhere else on the
+// page (Follow, then Following) is clicked.
+func TestRelabeledButtonIsStale(t *testing.T) {
+	t.Parallel()
+	s := obsServer(t)
+	tab := obsOpen(t, s.URL+"/o/relabeled.html")
+	o := obsObserve(t, tab, tabs.ObserveOptions{})
+	alice := obsOne(t, o, "button", "Delete Alice")
+	follow := obsOne(t, o, "button", "Follow")
+	if err := obsDo(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
+		_, err := tb.Click(ctx, tabs.Target{Selector: "#reverse"})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := obsClick(t, tab, alice.ID)
+	var te *tabs.Error
+	if !errors.As(err, &te) || te.Code != errcode.StaleElement || !strings.Contains(te.Msg, `"Delete Alice"`) || !strings.Contains(te.Msg, `"Delete Carol"`) {
+		t.Fatalf("click on Delete Alice after the list re-rendered: %v, want stale_element saying it now shows Delete Carol", err)
+	}
+	var title string
+	obsEval(t, tab, "document.title", &title)
+	if title != "People" {
+		t.Errorf("a relabeled button was clicked: title %q", title)
+	}
+	if _, err := obsClick(t, tab, follow.ID); err != nil {
+		t.Fatal(err)
+	}
+	res, err := obsClick(t, tab, follow.ID)
+	if err != nil || !strings.Contains(res.Target, `was "Follow", now "Following"`) {
+		t.Fatalf("second click on Follow: %+v, %v; want it done, saying was Follow, now Following", res, err)
+	}
+}
+
 // TestObserveScrollCollectsRecycledRows checks observe({scroll: true}) on a
 // list of 1,000 rows that renders 24 nodes at a time.
 func TestObserveScrollCollectsRecycledRows(t *testing.T) {

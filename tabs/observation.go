@@ -35,15 +35,36 @@ var walkerJS = strings.NewReplacer("/*ROWKEY*/", rowKeyJS, "/*AREABOX*/", areaBo
 // place.
 var actionableJS = strings.Replace(actionableSrc, "/*AREABOX*/", areaBoxJS, 1)
 
+// shownNowJS is the body that computes what a node shows now
+// (shownNow's fields), given the label key it had (key). Whether that
+// label is elsewhere is asked only of a node in no list item or row,
+// whose label is all that tells it apart: in a row, the row key does.
+const shownNowJS = `const shownNow = (node, key) => {
+  if (!node.isConnected) return null;
+  const row = rowKey(node);
+  const label = labelKey(node);
+  let elsewhere = false;
+  if (row === '' && key && label !== key) {
+    for (const n of node.getRootNode().querySelectorAll(node.localName)) {
+      if (n !== node && labelKey(n) === key) { elsewhere = true; break; }
+    }
+  }
+  return { row, label, elsewhere };
+};`
+
+// shownJS returns what an element's item shows and its own label (the
+// keys of js/rowkey.js), in the element's main world (checkShown).
+var shownJS = "function(key) {\n" + rowKeyJS + "\n" + shownNowJS + "\nreturn shownNow(this, key);\n}"
+
 // actionableShownJS is the actionability check of an element by number,
 // with checkShown's comparison in the same call: when the node no longer
-// shows the list item or row it was numbered in (opts.row), it returns
-// {state: "shown"} before the check has touched anything; else the
-// check's result, with what the node shows now (shown: [row key, label
-// key], or null when it is detached).
-var actionableShownJS = "async function (opts) {\n" + rowKeyJS + `
-const shown = this.isConnected ? [rowKey(this), labelKey(this)] : null;
-if (!shown || shown[0] !== opts.row) return { state: 'shown', shown };
+// shows the list item or row it was numbered in (opts.row), or its old
+// label (opts.key) is now on another node, it returns {state: "shown"}
+// before the check has touched anything; else the check's result, with
+// what the node shows now (shown, as shownJS).
+var actionableShownJS = "async function (opts) {\n" + rowKeyJS + "\n" + shownNowJS + `
+const shown = shownNow(this, opts.key);
+if (!shown || shown.row !== opts.row || shown.elsewhere) return { state: 'shown', shown };
 const r = await (` + actionableJS + `).call(this, opts);
 if (r) r.shown = shown;
 return r;

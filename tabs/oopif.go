@@ -375,10 +375,6 @@ func (t *Tab) dropFrames(live map[target.ID]bool) {
 	}
 }
 
-// shownJS returns what an element's item shows and its own label (the
-// keys of js/rowkey.js), in the element's main world.
-var shownJS = "function() {\n" + rowKeyJS + "\nreturn this.isConnected ? [rowKey(this), labelKey(this)] : null;\n}"
-
 // shownWant is what a number showed when it was numbered: its Ref (whose
 // Row is the row key), its name and its label key.
 type shownWant struct {
@@ -405,38 +401,54 @@ func (t *Tab) checkShown(ctx context.Context, el *element, ref observe.Ref) erro
 	if w == nil {
 		return nil
 	}
-	var now *[2]string
-	if err := t.callOn(ctx, el, shownJS, &now); err != nil {
+	var now *shownNow
+	if err := t.callOn(ctx, el, shownJS, &now, w.key); err != nil {
 		return err
 	}
 	return compareShown(el, w, now)
 }
 
-// compareShown compares what a node shows now (row key, label key; nil:
-// detached) with w: a node that now shows another list item or row (a
-// virtualised list recycled it) is stale_element, saying what it shows;
-// a changed label of its own (Follow, then Following) goes ahead, and
-// el's description says "was X, now Y".
-func compareShown(el *element, w *shownWant, now *[2]string) error {
+// shownNow is what a numbered node shows now (shownJS): its row key, its
+// label key, and whether the label it had is now on another node of its
+// kind in its document or shadow root.
+type shownNow struct {
+	Row       string `json:"row"`
+	Label     string `json:"label"`
+	Elsewhere bool   `json:"elsewhere"`
+}
+
+// compareShown compares what a node shows now (nil: detached) with w: a
+// node that now shows another list item or row (a virtualised list
+// recycled it), or whose old label is now on another node (a list that
+// re-rendered its items in place: Delete Alice is now on the third
+// button), is stale_element, saying what it shows; a changed label of
+// its own (Follow, then Following) goes ahead, and el's description says
+// "was X, now Y".
+func compareShown(el *element, w *shownWant, now *shownNow) error {
 	if now == nil {
 		return &Error{Code: errcode.StaleElement, Msg: fmt.Sprintf("element %d is gone from the page; observe again", el.number), Err: ErrStale}
 	}
-	if now[0] != w.ref.Row {
-		shows := now[0]
+	if now.Row != w.ref.Row {
+		shows := now.Row
 		if shows == "" {
-			shows = now[1]
+			shows = now.Label
 		}
 		shows = strings.TrimPrefix(shows, "=")
 		return &Error{Code: errcode.StaleElement, Err: ErrStale, Msg: fmt.Sprintf(
 			"element %d showed %q, and its node now shows %q (the list reused it for another item); observe again",
 			el.number, trim(strings.TrimPrefix(w.ref.Row, "="), 60), trim(shows, 60))}
 	}
-	if now[1] != w.key {
+	if now.Label != w.key {
 		was := w.name
 		if was == "" {
 			was = w.key
 		}
-		el.desc = fmt.Sprintf("element %d (was %q, now %q)", el.number, trim(was, 60), trim(now[1], 60))
+		if now.Elsewhere {
+			return &Error{Code: errcode.StaleElement, Err: ErrStale, Msg: fmt.Sprintf(
+				"element %d was %q, and its node now shows %q while another element shows %q (the page re-rendered its items in place); observe again",
+				el.number, trim(was, 60), trim(now.Label, 60), trim(w.key, 60))}
+		}
+		el.desc = fmt.Sprintf("element %d (was %q, now %q)", el.number, trim(was, 60), trim(now.Label, 60))
 	}
 	return nil
 }
