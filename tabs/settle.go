@@ -181,6 +181,22 @@ func (t *Tab) onSettleEventLocked(ev any) {
 // was still busy when a limit ran out. Everything it waits on is an event
 // (Network.*, Page.lifecycleEvent, Runtime.bindingCalled).
 func (t *Tab) awaitSettled(ctx context.Context, loadLimit time.Duration) string {
+	return t.awaitQuiet(ctx, loadLimit, false)
+}
+
+// awaitRouteSettled waits, after an action that navigated within the top
+// document (a single-page app's route change), as awaitSettled does, but
+// counted from the route change (Page.navigatedWithinDocument) instead of
+// load: settleQuiet with nothing in flight, starting, ending or mutating
+// (settle.js reports mutations for settleMax after each click, key press
+// or submit), at most settleMax past the route change.
+func (t *Tab) awaitRouteSettled(ctx context.Context) string {
+	return t.awaitQuiet(ctx, navLoadWait, true)
+}
+
+// awaitQuiet is awaitSettled, counted from load, or with route from the
+// last route change when it came after load.
+func (t *Tab) awaitQuiet(ctx context.Context, loadLimit time.Duration, route bool) string {
 	loadBy := time.NewTimer(loadLimit)
 	defer loadBy.Stop()
 	quiet := time.NewTimer(time.Hour)
@@ -197,19 +213,27 @@ func (t *Tab) awaitSettled(ctx context.Context, loadLimit time.Duration) string 
 		}
 		s := &t.st
 		loaded := s.doc != "" && s.loaded == s.doc
+		start := s.loadAt
+		if route && s.routeAt.After(start) {
+			start = s.routeAt
+		}
 		changed := s.waitLocked()
 		wait := time.Duration(-1)
 		if loaded {
 			if capFor != s.doc {
 				capFor = s.doc
-				capC = time.After(time.Until(s.loadAt.Add(settleMax)))
+				capC = time.After(time.Until(start.Add(settleMax)))
 			}
 			if len(s.busy) == 0 {
-				q := now.Sub(s.last)
+				last := s.last
+				if last.Before(start) {
+					last = start
+				}
+				q := now.Sub(last)
 				if q >= settleQuiet {
-					after, muts, reqs := now.Sub(s.loadAt), s.mutations, s.requests
+					after, muts, reqs := now.Sub(start), s.mutations, s.requests
 					t.evMu.Unlock()
-					t.sup.log.Debug("settled", "tab", t.name, "after_load", after, "mutations", muts, "requests", reqs)
+					t.sup.log.Debug("settled", "tab", t.name, "route", route, "after", after, "mutations", muts, "requests", reqs)
 					return ""
 				}
 				wait = settleQuiet - q
@@ -229,68 +253,12 @@ func (t *Tab) awaitSettled(ctx context.Context, loadLimit time.Duration) string 
 		case <-changed:
 		case <-quietC:
 		case <-capC:
+			if route {
+				return strings.Replace(t.settleNote(), "after load", "after the route change", 1)
+			}
 			return t.settleNote()
 		case <-loadC:
 			return fmt.Sprintf("the new page had not fired load within %v; returned it as it was", loadLimit)
-		case <-sig:
-			sig = t.dialogSignal()
-		case <-t.deadSig:
-			return ""
-		case <-ctx.Done():
-			return ""
-		}
-	}
-}
-
-// awaitRouteSettled waits, after an action that navigated within the
-// top document (a single-page app's route change), until the page is
-// quiet as awaitSettled means it: settleQuiet with no fetch, XHR or frame
-// document in flight, none starting or ending and no DOM mutation
-// (settle.js reports them for settleMax after each click, key press or
-// submit), counted from the route change, at most settleMax past it. It
-// returns early, with no note, when a dialog no policy handles opens, the
-// tab dies or ctx ends; and with a note when the limit ran out.
-func (t *Tab) awaitRouteSettled(ctx context.Context) string {
-	quiet := time.NewTimer(time.Hour)
-	defer quiet.Stop()
-	t.evMu.Lock()
-	from := t.st.routeAt
-	t.evMu.Unlock()
-	capC := time.After(time.Until(from.Add(settleMax)))
-	sig := t.dialogSignal()
-	for {
-		t.evMu.Lock()
-		if t.dialog != nil && t.dialogs == "" {
-			t.evMu.Unlock()
-			return ""
-		}
-		s := &t.st
-		changed := s.waitLocked()
-		wait := time.Duration(-1)
-		if len(s.busy) == 0 {
-			last := s.last
-			if last.Before(s.routeAt) {
-				last = s.routeAt
-			}
-			q := time.Since(last)
-			if q >= settleQuiet {
-				t.evMu.Unlock()
-				t.sup.log.Debug("settled after a route change", "tab", t.name, "after", time.Since(from))
-				return ""
-			}
-			wait = settleQuiet - q
-		}
-		t.evMu.Unlock()
-		var quietC <-chan time.Time
-		if wait >= 0 {
-			quiet.Reset(wait)
-			quietC = quiet.C
-		}
-		select {
-		case <-changed:
-		case <-quietC:
-		case <-capC:
-			return strings.Replace(t.settleNote(), "after load", "after the route change", 1)
 		case <-sig:
 			sig = t.dialogSignal()
 		case <-t.deadSig:
