@@ -47,7 +47,7 @@ func fromCDPCookie(c *network.Cookie) Cookie {
 
 // Cookies returns the cookies the browser would send to urls, or, with no
 // urls, to the current page and its frames (Network.getCookies).
-func (t *Tab) Cookies(ctx context.Context, urls []string) ([]Cookie, error) {
+func (t *Page) Cookies(ctx context.Context, urls []string) ([]Cookie, error) {
 	res, err := cdp.Call(ctx, t.target, network.GetCookies, network.GetCookiesParams{URLs: urls})
 	if err != nil {
 		return nil, cdpErr("get cookies", err)
@@ -57,7 +57,7 @@ func (t *Tab) Cookies(ctx context.Context, urls []string) ([]Cookie, error) {
 
 // AllCookies returns every cookie of the tab's browser context
 // (Storage.getCookies).
-func (t *Tab) AllCookies(ctx context.Context) ([]Cookie, error) {
+func (t *Page) AllCookies(ctx context.Context) ([]Cookie, error) {
 	res, err := cdp.Call(ctx, t.target, storage.GetCookies, storage.GetCookiesParams{})
 	if err != nil {
 		if c := chromedp.FromContext(t.ctx); c != nil && c.Browser != nil {
@@ -129,7 +129,7 @@ func cookieParam(c Cookie) (*network.CookieParam, error) {
 // SetCookie sets a cookie (Network.setCookie). It needs a name and a url
 // or a domain; path defaults to "/" with a domain. Errors: bad_request for
 // a missing or invalid field, or a cookie the browser refuses.
-func (t *Tab) SetCookie(ctx context.Context, c Cookie) error {
+func (t *Page) SetCookie(ctx context.Context, c Cookie) error {
 	p, err := cookieParam(c)
 	if err != nil {
 		return err
@@ -149,7 +149,7 @@ func (t *Tab) SetCookie(ctx context.Context, c Cookie) error {
 
 // ClearCookies deletes every cookie of the browser
 // (Network.clearBrowserCookies).
-func (t *Tab) ClearCookies(ctx context.Context) error {
+func (t *Page) ClearCookies(ctx context.Context) error {
 	if _, err := cdp.Call(ctx, t.target, network.ClearBrowserCookies, cdp.Empty{}); err != nil {
 		return cdpErr("clear cookies", err)
 	}
@@ -161,7 +161,7 @@ func (t *Tab) ClearCookies(ctx context.Context) error {
 // removes them. A User-Agent header sets the user agent instead
 // (Emulation.setUserAgentOverride), so navigator.userAgent agrees.
 // Errors: bad_request for an invalid name or a value with a line break.
-func (t *Tab) SetHeaders(ctx context.Context, headers map[string]string) error {
+func (t *Page) SetHeaders(ctx context.Context, headers map[string]string) error {
 	extra := network.Headers{}
 	ua := ""
 	for k, v := range headers {
@@ -210,7 +210,7 @@ type StorageItem struct {
 // StorageState returns every cookie of the browser context
 // (Storage.getCookies) and the local storage of the current page's origin
 // (read in the page). A page blocked by a dialog gives the cookies only.
-func (t *Tab) StorageState(ctx context.Context) (*StorageState, error) {
+func (t *Page) StorageState(ctx context.Context) (*StorageState, error) {
 	cs, err := t.AllCookies(ctx)
 	if err != nil {
 		return nil, err
@@ -253,7 +253,7 @@ const storageFlag = "__tabpilot_storage_restored"
 // document). It replaces local storage restored earlier in the tab.
 // Errors: bad_request for JSON that is not a storage state or a cookie
 // without a url or domain.
-func (t *Tab) SetStorageState(ctx context.Context, raw json.RawMessage) error {
+func (t *Page) SetStorageState(ctx context.Context, raw json.RawMessage) error {
 	var st StorageState
 	dec := json.NewDecoder(strings.NewReader(string(raw)))
 	if err := dec.Decode(&st); err != nil {

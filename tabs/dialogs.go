@@ -33,7 +33,7 @@ func (d *Dialog) Article() string {
 
 // dialogLoop applies the tab's dialog policy (Page.handleJavaScriptDialog)
 // outside the event loop.
-func (t *Tab) dialogLoop() {
+func (t *Page) dialogLoop() {
 	for {
 		select {
 		case <-t.deadSig:
@@ -51,7 +51,7 @@ func (t *Tab) dialogLoop() {
 		_, err := cdp.Call(ctx, t.target, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: accept, PromptText: d.DefaultValue})
 		cancel()
 		if err != nil {
-			t.sup.log.Warn("handle dialog", "tab", t.name, "err", err)
+			t.env.log.Warn("handle dialog", "tab", t.name, "err", err)
 			continue
 		}
 		h := *d
@@ -66,7 +66,7 @@ func (t *Tab) dialogLoop() {
 }
 
 // PendingDialog returns the dialog waiting for the script, or nil.
-func (t *Tab) PendingDialog() *Dialog {
+func (t *Page) PendingDialog() *Dialog {
 	t.evMu.Lock()
 	defer t.evMu.Unlock()
 	if t.dialog == nil {
@@ -77,7 +77,7 @@ func (t *Tab) PendingDialog() *Dialog {
 }
 
 // HandledDialogs returns and forgets the dialogs the policy handled.
-func (t *Tab) HandledDialogs() []Dialog {
+func (t *Page) HandledDialogs() []Dialog {
 	t.evMu.Lock()
 	defer t.evMu.Unlock()
 	h := t.handled
@@ -88,7 +88,7 @@ func (t *Tab) HandledDialogs() []Dialog {
 // HandleDialog accepts or dismisses the pending dialog
 // (Page.handleJavaScriptDialog); promptText answers a prompt. Errors:
 // bad_request when no dialog is pending.
-func (t *Tab) HandleDialog(ctx context.Context, accept bool, promptText *string) error {
+func (t *Page) HandleDialog(ctx context.Context, accept bool, promptText *string) error {
 	d := t.PendingDialog()
 	if d == nil {
 		return &Error{Code: errcode.BadRequest, Msg: fmt.Sprintf("no dialog is open on tab %q", t.name),
@@ -109,7 +109,7 @@ func (t *Tab) HandleDialog(ctx context.Context, accept bool, promptText *string)
 	return nil
 }
 
-func (t *Tab) dialogSignal() <-chan struct{} {
+func (t *Page) dialogSignal() <-chan struct{} {
 	t.evMu.Lock()
 	defer t.evMu.Unlock()
 	return t.dialogSig
@@ -127,7 +127,7 @@ func (e *dialogPendingError) Error() string {
 // events, evaluation, navigation). If a dialog opens while it waits and the
 // tab has no dialog policy, it returns at once with *dialogPendingError;
 // the call finishes when the dialog is handled.
-func (t *Tab) blocking(ctx context.Context, fn func(ctx context.Context) error) error {
+func (t *Page) blocking(ctx context.Context, fn func(ctx context.Context) error) error {
 	if d := t.PendingDialog(); d != nil && t.dialogs == "" {
 		return &dialogPendingError{d}
 	}

@@ -89,8 +89,8 @@ func (s *Supervisor) SetDownloadDir(dir string) error {
 // directory, named by GUID while in progress (Browser.setDownloadBehavior
 // allowAndName, with events), and listens to the download events on the
 // browser session.
-func (t *Tab) enableDownloads(ctx context.Context) error {
-	dir, err := t.sup.DownloadDir()
+func (t *Page) enableDownloads(ctx context.Context) error {
+	dir, err := t.env.downloadDir()
 	if err != nil {
 		return err
 	}
@@ -109,7 +109,7 @@ func (t *Tab) enableDownloads(ctx context.Context) error {
 
 // onDownloadEvent runs in the browser's read loop: it must return fast and
 // never call CDP.
-func (t *Tab) onDownloadEvent(dir string, ev any) {
+func (t *Page) onDownloadEvent(dir string, ev any) {
 	switch ev := ev.(type) {
 	case *cdpbrowser.EventDownloadWillBegin:
 		owned := t.ownsFrame(ev.FrameID)
@@ -158,7 +158,7 @@ func (t *Tab) onDownloadEvent(dir string, ev any) {
 				tmp = ev.FilePath
 			}
 			t.x.mu.Unlock()
-			t.sup.wg.Go(func() { t.finishDownload(ev.GUID, dir, tmp) })
+			t.env.goFn(func() { t.finishDownload(ev.GUID, dir, tmp) })
 			return
 		case cdpbrowser.DownloadProgressStateCanceled:
 			d.State = "canceled"
@@ -170,7 +170,7 @@ func (t *Tab) onDownloadEvent(dir string, ev any) {
 
 // finishDownload gives a completed download its suggested name (made
 // unique in dir) and marks it finished.
-func (t *Tab) finishDownload(guid, dir, tmp string) {
+func (t *Page) finishDownload(guid, dir, tmp string) {
 	t.x.mu.Lock()
 	d := t.x.downloads[guid]
 	name := safeFileName(d.SuggestedName)
@@ -181,7 +181,7 @@ func (t *Tab) finishDownload(guid, dir, tmp string) {
 		if err := os.Rename(tmp, dest); err == nil {
 			final = dest
 		} else {
-			t.sup.log.Warn("rename download", "tab", t.name, "err", err)
+			t.env.log.Warn("rename download", "tab", t.name, "err", err)
 		}
 	}
 	renameMu.Unlock()
@@ -241,7 +241,7 @@ func (d *download) public() Download {
 }
 
 // Downloads returns every download of the tab's page, oldest first.
-func (t *Tab) Downloads() []Download {
+func (t *Page) Downloads() []Download {
 	t.x.mu.Lock()
 	defer t.x.mu.Unlock()
 	out := make([]Download, 0, len(t.x.dlOrder))
@@ -255,7 +255,7 @@ func (t *Tab) Downloads() []Download {
 // state: new ones, ones still in progress, and ones that finished or were
 // canceled since the last drain. A finished or canceled download is
 // returned once in that state.
-func (t *Tab) DrainDownloads() []Download {
+func (t *Page) DrainDownloads() []Download {
 	t.x.mu.Lock()
 	defer t.x.mu.Unlock()
 	var out []Download
@@ -275,14 +275,14 @@ func (t *Tab) DrainDownloads() []Download {
 // DownloadWaiter waits for a download that starts after it was made (see
 // Tab.WatchDownloads).
 type DownloadWaiter struct {
-	t    *Tab
+	t    *Page
 	seen int
 }
 
 // WatchDownloads starts watching for the next download of the tab's page,
 // so a script can wait for it and trigger it at once
 // (Promise.all([tab.waitForDownload(), tab.click(…)])).
-func (t *Tab) WatchDownloads() *DownloadWaiter {
+func (t *Page) WatchDownloads() *DownloadWaiter {
 	t.x.mu.Lock()
 	defer t.x.mu.Unlock()
 	return &DownloadWaiter{t: t, seen: len(t.x.dlOrder)}

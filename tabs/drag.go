@@ -218,7 +218,7 @@ func (t *Tab) viewportSize(ctx context.Context) (float64, float64) {
 // top-level viewport CSS pixels (DOM.getContentQuads). Errors:
 // not_actionable when it has no box.
 func (t *Tab) center(ctx context.Context, el *element) (float64, float64, error) {
-	q, err := t.contentQuads(ctx, el)
+	q, err := t.contentQuads(ctx, el.sess, el.obj)
 	if err != nil || len(q.Quads) == 0 || len(q.Quads[0]) != 8 {
 		return 0, 0, &Error{Code: errcode.NotActionable, Msg: el.desc + " has no layout box (hidden or detached)"}
 	}
@@ -237,7 +237,7 @@ func (t *Tab) center(ctx context.Context, el *element) (float64, float64, error)
 // element's first content quad in top-level viewport CSS pixels
 // (DOM.getContentQuads). Errors: not_actionable when it has no box.
 func (t *Tab) bounds(ctx context.Context, el *element) (x0, y0, x1, y1 float64, err error) {
-	q, err := t.contentQuads(ctx, el)
+	q, err := t.contentQuads(ctx, el.sess, el.obj)
 	if err != nil || len(q.Quads) == 0 || len(q.Quads[0]) != 8 {
 		return 0, 0, 0, 0, &Error{Code: errcode.NotActionable, Msg: el.desc + " has no layout box (hidden or detached)"}
 	}
@@ -294,7 +294,7 @@ func (t *Tab) ScrollAt(ctx context.Context, tg Target, dx, dy float64) (*ScrollR
 	var snap runtime.CallFunctionOnResult
 	err = t.blocking(ctx, func(ctx context.Context) error {
 		var err error
-		snap, err = cdp.Call(ctx, t.sessionOf(el), runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+		snap, err = cdp.Call(ctx, t.sessionOf(el.sess), runtime.CallFunctionOn, runtime.CallFunctionOnParams{
 			FunctionDeclaration: scrolledJS, ObjectID: el.obj, Arguments: []*runtime.CallArgument{{Value: []byte("null")}}})
 		return err
 	})
@@ -312,7 +312,7 @@ func (t *Tab) ScrollAt(ctx context.Context, tg Target, dx, dy float64) (*ScrollR
 	if err != nil {
 		return nil, cdpErr("scroll", err)
 	}
-	pos, err := t.scrolled(ctx, t.sessionOf(el), snap.Result.ObjectID)
+	pos, err := t.scrolled(ctx, t.sessionOf(el.sess), snap.Result.ObjectID)
 	if err != nil {
 		return nil, err
 	}

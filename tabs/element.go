@@ -258,7 +258,7 @@ func (t *Tab) callOn(ctx context.Context, el *element, fn string, out any, args 
 	var res runtime.CallFunctionOnResult
 	err := t.blocking(ctx, func(ctx context.Context) error {
 		var err error
-		res, err = cdp.Call(ctx, t.sessionOf(el), runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+		res, err = cdp.Call(ctx, t.sessionOf(el.sess), runtime.CallFunctionOn, runtime.CallFunctionOnParams{
 			FunctionDeclaration: fn, ObjectID: el.obj, Arguments: cargs,
 			ReturnByValue: new(true), AwaitPromise: new(true), UserGesture: new(true),
 		})
@@ -364,7 +364,7 @@ func (t *Tab) actionable(ctx context.Context, el *element, o actOpts, wait time.
 		}
 	}
 	// The point in top-level coordinates: content quads map frames.
-	q, err := t.contentQuads(ctx, el)
+	q, err := t.contentQuads(ctx, el.sess, el.obj)
 	if err == nil && len(q.Quads) > 0 && len(q.Quads[0]) == 8 {
 		best := q.Quads[0]
 		var x, y float64

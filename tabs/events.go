@@ -18,7 +18,7 @@ import (
 
 // onEvent runs in chromedp's read loop for the tab: it must return fast and
 // never call CDP. It records state; work is handed to goroutines.
-func (t *Tab) onEvent(ev any) {
+func (t *Page) onEvent(ev any) {
 	switch ev.(type) {
 	case *page.EventFrameNavigated, *page.EventFrameDetached, *page.EventLifecycleEvent, *network.EventRequestWillBeSent,
 		*network.EventLoadingFinished, *network.EventLoadingFailed, *runtime.EventBindingCalled:
@@ -77,13 +77,11 @@ func (t *Tab) onEvent(ev any) {
 				// Its remote objects did not come back with it.
 				t.ob.mu.Lock()
 				clear(t.ob.worlds)
-				clear(t.ob.clickables)
 				t.ob.mu.Unlock()
 			}
-			t.mu.Lock()
-			t.num.Reset()
-			t.lastObs = nil
-			t.mu.Unlock()
+			if t.env.topNavigated != nil {
+				t.env.topNavigated(restored)
+			}
 		}
 	case *page.EventFrameRequestedNavigation:
 		// Emitted by the renderer as it starts the navigation, so before
@@ -143,7 +141,7 @@ func (t *Tab) onEvent(ev any) {
 		}
 		t.evMu.Unlock()
 	case *inspector.EventTargetCrashed:
-		t.sup.crashes.Add(1)
+		t.env.crashed()
 		t.evMu.Lock()
 		t.markDeadLocked("the page's renderer crashed")
 		t.evMu.Unlock()
@@ -191,7 +189,7 @@ type inflightReq struct {
 // pendingRequests returns the number of the page's requests in flight
 // (Network.requestWillBeSent without loadingFinished or loadingFailed) and
 // the first 5 of their URLs, sorted, each cut at 120 bytes, joined.
-func (t *Tab) pendingRequests() (int, string) {
+func (t *Page) pendingRequests() (int, string) {
 	t.evMu.Lock()
 	urls := make([]string, 0, len(t.inflight))
 	for _, r := range t.inflight {
@@ -212,18 +210,18 @@ func (t *Tab) pendingRequests() (int, string) {
 }
 
 // URL returns the tab's current URL (history API changes included).
-func (t *Tab) URL(ctx context.Context) string {
+func (t *Page) URL(ctx context.Context) string {
 	u, _ := t.urlTitle(ctx)
 	return u
 }
 
 // Title returns the document title.
-func (t *Tab) Title(ctx context.Context) string {
+func (t *Page) Title(ctx context.Context) string {
 	_, title := t.urlTitle(ctx)
 	return title
 }
 
-func (t *Tab) cachedURLTitle() (string, string) {
+func (t *Page) cachedURLTitle() (string, string) {
 	t.evMu.Lock()
 	defer t.evMu.Unlock()
 	return t.url, t.title
@@ -231,7 +229,7 @@ func (t *Tab) cachedURLTitle() (string, string) {
 
 // urlTitle reads location.href and document.title (Runtime.evaluate),
 // falling back to the last known values when the page cannot answer.
-func (t *Tab) urlTitle(ctx context.Context) (string, string) {
+func (t *Page) urlTitle(ctx context.Context) (string, string) {
 	if t.PendingDialog() == nil {
 		var v struct{ U, T string }
 		if err := t.evalJSON(ctx, `({U: location.href, T: document.title})`, &v); err == nil {
@@ -245,7 +243,7 @@ func (t *Tab) urlTitle(ctx context.Context) (string, string) {
 
 // evalJSON evaluates expr in the top frame (Runtime.evaluate, awaiting
 // promises, by value) and decodes the result into out.
-func (t *Tab) evalJSON(ctx context.Context, expr string, out any) error {
+func (t *Page) evalJSON(ctx context.Context, expr string, out any) error {
 	var res runtime.EvaluateResult
 	err := t.blocking(ctx, func(ctx context.Context) error {
 		var err error
@@ -293,7 +291,7 @@ func exceptionText(d *runtime.ExceptionDetails) string {
 }
 
 // probe reports whether the page answers a trivial evaluation within d.
-func (t *Tab) probe(d time.Duration) bool {
+func (t *Page) probe(d time.Duration) bool {
 	if !t.Alive() {
 		return false
 	}
@@ -317,7 +315,7 @@ func (t *Tab) probe(d time.Duration) bool {
 
 // lastURL is the top document's URL as the last Page.frameNavigated or
 // navigatedWithinDocument gave it, without asking the page.
-func (t *Tab) lastURL() string {
+func (t *Page) lastURL() string {
 	t.evMu.Lock()
 	defer t.evMu.Unlock()
 	return t.url
@@ -325,7 +323,7 @@ func (t *Tab) lastURL() string {
 
 // NavSeq returns the count of top-level navigations seen; screenshots and
 // observations compare it to tell stale coordinates.
-func (t *Tab) NavSeq() int {
+func (t *Page) NavSeq() int {
 	t.evMu.Lock()
 	defer t.evMu.Unlock()
 	return t.navSeq

@@ -22,19 +22,19 @@ import (
 // Errors: bad_request when there is no earlier entry (the blank page a
 // tab starts on does not count), timeout when the page
 // does not commit or load in time, not_alive when the tab dies.
-func (t *Tab) Back(ctx context.Context) (*NavResult, error) { return t.history(ctx, "back", -1) }
+func (t *Page) Back(ctx context.Context) (*NavResult, error) { return t.history(ctx, "back", -1) }
 
 // Forward goes one entry forward in the tab's session history, as Back
 // goes back. Errors: bad_request when there is no later entry, timeout,
 // not_alive.
-func (t *Tab) Forward(ctx context.Context) (*NavResult, error) {
+func (t *Page) Forward(ctx context.Context) (*NavResult, error) {
 	return t.history(ctx, "forward", 1)
 }
 
 // Reload reloads the tab's page (Page.reload, from the cache where it is
 // fresh, as the reload button does) and waits until the new document has
 // loaded, as Back does. Errors: timeout, not_alive.
-func (t *Tab) Reload(ctx context.Context) (*NavResult, error) {
+func (t *Page) Reload(ctx context.Context) (*NavResult, error) {
 	if err := t.dialogBlock(); err != nil {
 		return nil, err
 	}
@@ -44,7 +44,7 @@ func (t *Tab) Reload(ctx context.Context) (*NavResult, error) {
 	})
 }
 
-func (t *Tab) history(ctx context.Context, what string, delta int) (*NavResult, error) {
+func (t *Page) history(ctx context.Context, what string, delta int) (*NavResult, error) {
 	if err := t.dialogBlock(); err != nil {
 		return nil, err
 	}
@@ -77,7 +77,7 @@ func (t *Tab) history(ctx context.Context, what string, delta int) (*NavResult, 
 // waits for the top frame to commit a document (Page.frameNavigated) or
 // move within its document (Page.navigatedWithinDocument), then for the
 // document to load. dest names the destination in errors.
-func (t *Tab) historyNav(ctx context.Context, what, dest string, start func(ctx context.Context) error) (*NavResult, error) {
+func (t *Page) historyNav(ctx context.Context, what, dest string, start func(ctx context.Context) error) (*NavResult, error) {
 	// Subscribed before the command, so its events are not missed.
 	navs, stop1 := t.target.Subscribe(page.FrameNavigated.Method)
 	defer stop1()

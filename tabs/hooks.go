@@ -10,8 +10,6 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
-
-	"github.com/tabpilot/tabpilot/browser"
 )
 
 // extras is the state a tab keeps about what its page did on its own: the
@@ -68,13 +66,13 @@ func (x *extras) waitLocked() <-chan struct{} {
 // headless browser, routes downloads to the session's download directory
 // (Browser.setDownloadBehavior) and listens to the browser's download
 // events. It is called once the tab's target is attached.
-func (t *Tab) installHooks(ctx context.Context) error {
+func (t *Page) installHooks(ctx context.Context) error {
 	if err := chromedp.Listen(t.ctx, t.onHookEvent); err != nil {
 		return cdpErr("listen", err)
 	}
-	if t.key.Kind == browser.Headless {
+	if t.env.headless {
 		if err := t.enableDownloads(ctx); err != nil {
-			t.sup.log.Warn("enable downloads", "tab", t.name, "err", err)
+			t.env.log.Warn("enable downloads", "tab", t.name, "err", err)
 		}
 	}
 	return nil
@@ -82,7 +80,7 @@ func (t *Tab) installHooks(ctx context.Context) error {
 
 // onHookEvent runs in chromedp's read loop for the tab: it must return fast
 // and never call CDP.
-func (t *Tab) onHookEvent(ev any) {
+func (t *Page) onHookEvent(ev any) {
 	switch ev := ev.(type) {
 	case *target.EventTargetCreated:
 		info := ev.TargetInfo
@@ -96,8 +94,9 @@ func (t *Tab) onHookEvent(ev any) {
 		}
 		t.x.opened[info.TargetID] = true
 		t.x.mu.Unlock()
-		s := t.sup
-		s.wg.Go(func() { s.adoptPopup(t, info) })
+		if t.env.popup != nil {
+			t.env.popup(info)
+		}
 	case *page.EventFrameAttached:
 		t.x.mu.Lock()
 		if t.x.frames == nil {
@@ -113,7 +112,7 @@ func (t *Tab) onHookEvent(ev any) {
 }
 
 // ownsFrame reports whether id is a frame of the tab's page.
-func (t *Tab) ownsFrame(id cdp.FrameID) bool {
+func (t *Page) ownsFrame(id cdp.FrameID) bool {
 	if t.target != nil && string(id) == string(t.target.TargetID) {
 		return true
 	}
@@ -139,7 +138,7 @@ func unmarshalEvent(raw jsonv2.Value, v any) error { return jsonv2.Unmarshal(raw
 
 // dialogBlock returns not_actionable when a dialog that no policy handles
 // blocks the page (renderer-side CDP calls would hang), else nil.
-func (t *Tab) dialogBlock() error {
+func (t *Page) dialogBlock() error {
 	if d := t.PendingDialog(); d != nil && t.dialogs == "" {
 		return evalErr(&dialogPendingError{d})
 	}

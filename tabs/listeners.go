@@ -97,9 +97,9 @@ const clickGroup = "tabpilot-clickables"
 // "".
 func (t *Tab) clickableObjects(ctx context.Context, f *obsFrame, w obsWorld, ids []cdp.BackendNodeID) []runtime.RemoteObjectID {
 	k := worldKey{session: f.sess.SessionID, frame: f.id, loader: f.loader}
-	t.ob.mu.Lock()
-	prev := t.ob.clickables[k]
-	t.ob.mu.Unlock()
+	t.obs.mu.Lock()
+	prev := t.obs.clickables[k]
+	t.obs.mu.Unlock()
 	if prev != nil && prev.ctxID != w.ctxID {
 		prev = nil // a new world: its objects are gone with the old one
 	}
@@ -137,12 +137,12 @@ func (t *Tab) clickableObjects(ctx context.Context, f *obsFrame, w obsWorld, ids
 			}
 		}
 	}
-	t.ob.mu.Lock()
-	if t.ob.clickables == nil {
-		t.ob.clickables = map[worldKey]*clickableSet{}
+	t.obs.mu.Lock()
+	if t.obs.clickables == nil {
+		t.obs.clickables = map[worldKey]*clickableSet{}
 	}
-	t.ob.clickables[k] = next
-	t.ob.mu.Unlock()
+	t.obs.clickables[k] = next
+	t.obs.mu.Unlock()
 	if len(gone) > 0 {
 		// Let the page collect the nodes it removed.
 		go func() {

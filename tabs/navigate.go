@@ -58,7 +58,7 @@ var pageSchemes = map[string]bool{
 // networkIdle / networkAlmostIdle, capped at NetworkIdleMax past load).
 // Errors: bad_request, navigation_failed (net::ERR_… or an HTTP error page
 // is not an error), timeout when the document has not loaded in time.
-func (t *Tab) Goto(ctx context.Context, rawURL, waitUntil string) (*NavResult, error) {
+func (t *Page) Goto(ctx context.Context, rawURL, waitUntil string) (*NavResult, error) {
 	if err := checkURL(rawURL); err != nil {
 		return nil, err
 	}
@@ -77,8 +77,8 @@ const waitUntilList = "settled (the default), load, domcontentloaded, networkidl
 
 // navigate vets the URL with the supervisor's Guard (when set), navigates,
 // and reports a refusal of the navigation or of its redirects as the error.
-func (t *Tab) navigate(ctx context.Context, rawURL, waitUntil string) (*NavResult, error) {
-	g := t.sup.opts.Guard
+func (t *Page) navigate(ctx context.Context, rawURL, waitUntil string) (*NavResult, error) {
+	g := t.env.guard
 	if g == nil {
 		return t.navigateRaw(ctx, rawURL, waitUntil)
 	}
@@ -93,7 +93,7 @@ func (t *Tab) navigate(ctx context.Context, rawURL, waitUntil string) (*NavResul
 	return res, err
 }
 
-func (t *Tab) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavResult, error) {
+func (t *Page) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavResult, error) {
 	// A dialog already open blocks the navigation; one the navigation
 	// opens (beforeunload, an alert at load) is returned with the result.
 	if err := t.dialogBlock(); err != nil {
@@ -161,9 +161,9 @@ func (t *Tab) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavRe
 			}
 			if ev.Name == "load" && !loaded {
 				loaded, loadedAt = true, time.Now()
-				t.sup.log.Debug("loaded", "tab", t.name, "url", trim(rawURL, 120), "navigate", committed.Sub(start), "load", loadedAt.Sub(start))
+				t.env.log.Debug("loaded", "tab", t.name, "url", trim(rawURL, 120), "navigate", committed.Sub(start), "load", loadedAt.Sub(start))
 				if want == "networkIdle" || want == "networkAlmostIdle" {
-					idleTimer = time.After(t.sup.opts.NetworkIdleMax)
+					idleTimer = time.After(t.env.networkIdleMax)
 				}
 			}
 			if ev.Name == "load" && waitUntil == "settled" {
@@ -179,7 +179,7 @@ func (t *Tab) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavRe
 				return out, nil
 			}
 		case <-idleTimer:
-			out.Notes = append(out.Notes, t.pendingNote(t.sup.opts.NetworkIdleMax, ""))
+			out.Notes = append(out.Notes, t.pendingNote(t.env.networkIdleMax, ""))
 			return out, nil
 		case <-sig:
 			if d := t.PendingDialog(); d != nil && t.dialogs == "" {
@@ -202,7 +202,7 @@ func (t *Tab) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavRe
 				// The navigation's own timeout ended the wait before the
 				// cap: say how long it really waited.
 				waited := time.Since(loadedAt).Round(100 * time.Millisecond)
-				out.Notes = append(out.Notes, t.pendingNote(waited, fmt.Sprintf("the timeout ended the wait, before its %v cap", t.sup.opts.NetworkIdleMax)))
+				out.Notes = append(out.Notes, t.pendingNote(waited, fmt.Sprintf("the timeout ended the wait, before its %v cap", t.env.networkIdleMax)))
 				return out, nil
 			}
 			return nil, &Error{Code: errcode.Timeout, Msg: fmt.Sprintf("navigate to %s: the document did not load within the timeout", rawURL), Err: ctx.Err()}
@@ -213,7 +213,7 @@ func (t *Tab) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavRe
 // pendingNote names the requests still in flight when a network-idle wait
 // gave up, waited past load; why, when set, says what ended the wait
 // (else the cap, Options.NetworkIdleMax).
-func (t *Tab) pendingNote(waited time.Duration, why string) string {
+func (t *Page) pendingNote(waited time.Duration, why string) string {
 	n, list := t.pendingRequests()
 	if why == "" {
 		why = "the cap on the wait"
@@ -226,7 +226,7 @@ func (t *Tab) pendingNote(waited time.Duration, why string) string {
 
 // pendingNavigation is the URL of a top-level navigation that was
 // requested and has neither committed nor stopped, or "".
-func (t *Tab) pendingNavigation() string {
+func (t *Page) pendingNavigation() string {
 	t.evMu.Lock()
 	defer t.evMu.Unlock()
 	if !t.navPending {
@@ -245,7 +245,7 @@ type navMark struct {
 	ordered         bool
 }
 
-func (t *Tab) navMark() navMark {
+func (t *Page) navMark() navMark {
 	t.evMu.Lock()
 	defer t.evMu.Unlock()
 	return navMark{seq: t.navSeq, req: t.navReq, route: t.routeSeq}
@@ -258,7 +258,7 @@ func (t *Tab) navMark() navMark {
 // travels on another pipe than the reply to the input event that caused
 // it, so it can arrive after that reply, and the wait for it goes on while
 // the call runs.
-func (t *Tab) heldByNavigation(ctx context.Context, m navMark) (context.Context, context.CancelFunc) {
+func (t *Page) heldByNavigation(ctx context.Context, m navMark) (context.Context, context.CancelFunc) {
 	cctx, cancel := context.WithCancel(ctx)
 	go func() {
 		var limit <-chan time.Time
@@ -301,7 +301,7 @@ const navCommitWait = 5 * time.Second
 // follows the action (an observation, a number) reads the new document,
 // as Playwright's actions wait for the navigations they start. A
 // navigation still in flight at the limit counts as started.
-func (t *Tab) navigated(ctx context.Context, m navMark) bool {
+func (t *Page) navigated(ctx context.Context, m navMark) bool {
 	t.eventBarrier(ctx, m)
 	limit := time.NewTimer(navCommitWait)
 	defer limit.Stop()
@@ -344,7 +344,7 @@ func (t *Tab) navigated(ctx context.Context, m navMark) bool {
 // inputActionEpilogue does. It is bounded by the tab's life, a dialog
 // (which blocks evaluation), a navigation that holds the call
 // (heldByNavigation) and barrierWait.
-func (t *Tab) eventBarrier(ctx context.Context, m navMark) {
+func (t *Page) eventBarrier(ctx context.Context, m navMark) {
 	t.evMu.Lock()
 	seen := m.ordered || t.navSeq != m.seq || t.navReq != m.req || t.dialog != nil
 	sig := t.dialogSig

@@ -118,16 +118,16 @@ func (t *Tab) waitLoaded(ctx context.Context, limit time.Duration) bool {
 		if !loading {
 			return false
 		}
-		t.ob.mu.Lock()
-		gaveUp := t.ob.loadGaveUp == doc && t.ob.loadGaveUpSet
-		t.ob.mu.Unlock()
+		t.obs.mu.Lock()
+		gaveUp := t.obs.loadGaveUp == doc && t.obs.loadGaveUpSet
+		t.obs.mu.Unlock()
 		if gaveUp {
 			return true
 		}
 		if time.Now().After(deadline) {
-			t.ob.mu.Lock()
-			t.ob.loadGaveUp, t.ob.loadGaveUpSet = doc, true
-			t.ob.mu.Unlock()
+			t.obs.mu.Lock()
+			t.obs.loadGaveUp, t.obs.loadGaveUpSet = doc, true
+			t.obs.mu.Unlock()
 			return true
 		}
 		if !sleepCtx(ctx, 20*time.Millisecond) {
@@ -223,9 +223,9 @@ func (t *Tab) Observe(ctx context.Context, o ObserveOptions) (*observe.Observati
 	if observeRecorder != nil {
 		observeRecorder(t.name, in)
 	}
-	t.ob.mu.Lock()
-	anchor := t.ob.lastActed
-	t.ob.mu.Unlock()
+	t.obs.mu.Lock()
+	anchor := t.obs.lastActed
+	t.obs.mu.Unlock()
 	t.mu.Lock()
 	full := observe.BuildDOM(in, t.num, bo)
 	full.Scrolled = report

@@ -39,14 +39,6 @@ type obsState struct {
 	making map[worldKey]chan struct{}
 	// topWorld is the key of the last top-level document's world.
 	topWorld worldKey
-	// loadGaveUp is the top-level document (Tab.navSeq) whose load an
-	// observation waited for in vain, when loadGaveUpSet.
-	loadGaveUp    int
-	loadGaveUpSet bool
-	// clickables are, by world, the nodes with click-like listeners as
-	// remote objects in that world, kept from one observation to the next
-	// (walkArgs).
-	clickables map[worldKey]*clickableSet
 	// navPending is set when the top frame starts a cross-document
 	// navigation, and cleared when it commits or stops.
 	navPending bool
@@ -54,10 +46,23 @@ type obsState struct {
 	// unloadAsk is set while a beforeunload dialog of the top frame is
 	// open.
 	unloadAsk bool
-	// lastActed is the element the latest action by number resolved.
-	lastActed observe.Ref
 	// preparing is set while prepareObservation runs.
 	preparing atomic.Bool
+}
+
+// obsTabState is the observation state of a tab beside its numbering.
+type obsTabState struct {
+	mu sync.Mutex
+	// loadGaveUp is the top-level document (Page.navSeq) whose load an
+	// observation waited for in vain, when loadGaveUpSet.
+	loadGaveUp    int
+	loadGaveUpSet bool
+	// clickables are, by world, the nodes with click-like listeners as
+	// remote objects in that world, kept from one observation to the next
+	// (walkArgs).
+	clickables map[worldKey]*clickableSet
+	// lastActed is the element the latest action by number resolved.
+	lastActed observe.Ref
 }
 
 // oopif is an attached out-of-process iframe target.
@@ -77,13 +82,13 @@ type worldKey struct {
 }
 
 // observeSetup installs the tab's observation listener, once.
-func (t *Tab) observeSetup() {
+func (t *Page) observeSetup() {
 	t.ob.once.Do(func() {
 		t.ob.mu.Lock()
 		t.ob.navSignal = make(chan struct{})
 		t.ob.mu.Unlock()
 		if err := chromedp.Listen(t.ctx, t.onObserveEvent); err != nil {
-			t.sup.log.Warn("observe listener", "tab", t.name, "err", err)
+			t.env.log.Warn("observe listener", "tab", t.name, "err", err)
 		}
 	})
 }
@@ -93,7 +98,7 @@ func (t *Tab) observeSetup() {
 // Page.frameStoppedLoading, and a beforeunload dialog dismissed:
 // Page.javascriptDialogClosed with result false). It runs in chromedp's read loop: it returns
 // fast and calls no CDP.
-func (t *Tab) onObserveEvent(ev any) {
+func (t *Page) onObserveEvent(ev any) {
 	main := cdp.FrameID(t.targetID)
 	pending := -1 // -1 no change, 0 clear, 1 set
 	switch ev := ev.(type) {
@@ -217,15 +222,15 @@ func (t *Tab) resolveNumberAs(ctx context.Context, id int, deferShown bool) (*el
 	} else if err := t.checkShown(ctx, el, ref); err != nil {
 		return nil, err
 	}
-	t.ob.mu.Lock()
-	t.ob.lastActed = ref
-	t.ob.mu.Unlock()
+	t.obs.mu.Lock()
+	t.obs.lastActed = ref
+	t.obs.mu.Unlock()
 	return el, nil
 }
 
 // sessionFor returns the CDP session of a Ref's frame: the page's target,
 // or the out-of-process iframe's; nil when that iframe is gone.
-func (t *Tab) sessionFor(ref observe.Ref) *chromedp.Target {
+func (t *Page) sessionFor(ref observe.Ref) *chromedp.Target {
 	if ref.Session == "" {
 		return t.target
 	}
@@ -239,10 +244,11 @@ func (t *Tab) sessionFor(ref observe.Ref) *chromedp.Target {
 	return nil
 }
 
-// sessionOf returns the session an element's remote object lives in.
-func (t *Tab) sessionOf(el *element) *chromedp.Target {
-	if el != nil && el.sess != nil {
-		return el.sess
+// sessionOf returns the session of an out-of-process iframe, or the
+// page's when sess is nil.
+func (t *Page) sessionOf(sess *chromedp.Target) *chromedp.Target {
+	if sess != nil {
+		return sess
 	}
 	return t.target
 }
@@ -251,12 +257,12 @@ func (t *Tab) sessionOf(el *element) *chromedp.Target {
 // in top-level viewport CSS pixels: the quads of an element in an
 // out-of-process iframe are relative to that frame's viewport, so they are
 // offset by the iframe's content box, and its parents', in turn.
-func (t *Tab) contentQuads(ctx context.Context, el *element) (dom.GetContentQuadsResult, error) {
-	q, err := cdp.Call(ctx, t.sessionOf(el), dom.GetContentQuads, dom.GetContentQuadsParams{ObjectID: el.obj})
-	if err != nil || el.sess == nil {
+func (t *Page) contentQuads(ctx context.Context, sess *chromedp.Target, obj runtime.RemoteObjectID) (dom.GetContentQuadsResult, error) {
+	q, err := cdp.Call(ctx, t.sessionOf(sess), dom.GetContentQuads, dom.GetContentQuadsParams{ObjectID: obj})
+	if err != nil || sess == nil {
 		return q, err
 	}
-	dx, dy, err := t.frameOrigin(ctx, el.sess)
+	dx, dy, err := t.frameOrigin(ctx, sess)
 	if err != nil {
 		return q, err
 	}
@@ -280,7 +286,7 @@ const topFramesJS = "new Promise(r => { requestAnimationFrame(() => requestAnima
 // ancestors in their own renderers, and the browser hit-tests input
 // against what they last presented, so a press sent sooner can land where
 // the iframe was (TestObserveFrames failed 3 in 30 without it).
-func (t *Tab) awaitTopFrames(ctx context.Context) error {
+func (t *Page) awaitTopFrames(ctx context.Context) error {
 	t.evMu.Lock()
 	loader := t.st.doc
 	t.evMu.Unlock()
@@ -298,7 +304,7 @@ func (t *Tab) awaitTopFrames(ctx context.Context) error {
 // target starts in the top-level viewport: the content box of its
 // <iframe> (DOM.getFrameOwner, DOM.getBoxModel in the parent), plus the
 // parent's own origin when the parent is out of process too.
-func (t *Tab) frameOrigin(ctx context.Context, s *chromedp.Target) (float64, float64, error) {
+func (t *Page) frameOrigin(ctx context.Context, s *chromedp.Target) (float64, float64, error) {
 	var x, y float64
 	for depth := 0; s != nil && s != t.target && depth < 16; depth++ {
 		t.ob.mu.Lock()
@@ -325,7 +331,7 @@ func (t *Tab) frameOrigin(ctx context.Context, s *chromedp.Target) (float64, flo
 // attachFrame returns the session of an out-of-process iframe target,
 // attaching to it (a chromedp context under the tab's, detached, never
 // closed, when the tab ends or the iframe goes) the first time.
-func (t *Tab) attachFrame(ctx context.Context, ti *target.Info, parent *chromedp.Target) (*oopif, error) {
+func (t *Page) attachFrame(ctx context.Context, ti *target.Info, parent *chromedp.Target) (*oopif, error) {
 	t.ob.mu.Lock()
 	if o := t.ob.oopifs[ti.TargetID]; o != nil {
 		o.parent, o.parentFrame = parent, ti.ParentFrameID
@@ -364,7 +370,7 @@ func (t *Tab) attachFrame(ctx context.Context, ti *target.Info, parent *chromedp
 }
 
 // dropFrames detaches from the out-of-process iframes not in live.
-func (t *Tab) dropFrames(live map[target.ID]bool) {
+func (t *Page) dropFrames(live map[target.ID]bool) {
 	t.ob.mu.Lock()
 	defer t.ob.mu.Unlock()
 	for id, o := range t.ob.oopifs {

@@ -39,7 +39,7 @@ const MaxResponseBody = 4 << 20
 // ResponseWaiter waits for a response; it is subscribed from its creation,
 // so a response that the next action causes is not missed.
 type ResponseWaiter struct {
-	t                     *Tab
+	t                     *Page
 	p                     urlpattern.Pattern
 	sent, resp, fin, fail <-chan jsonv2.Value
 	stops                 []func()
@@ -48,7 +48,7 @@ type ResponseWaiter struct {
 // WatchResponses subscribes to the tab's network events
 // (Network.requestWillBeSent, responseReceived, loadingFinished,
 // loadingFailed) for a response whose URL matches p. Call Wait, then Stop.
-func (t *Tab) WatchResponses(p urlpattern.Pattern) *ResponseWaiter {
+func (t *Page) WatchResponses(p urlpattern.Pattern) *ResponseWaiter {
 	w := &ResponseWaiter{t: t, p: p}
 	sub := func(m string) <-chan jsonv2.Value {
 		ch, stop := t.target.Subscribe(m)
@@ -164,7 +164,7 @@ func (w *ResponseWaiter) Wait(ctx context.Context) (*Response, error) {
 }
 
 // body fills r's body (Network.getResponseBody).
-func (t *Tab) body(ctx context.Context, id network.RequestID, r *Response) {
+func (t *Page) body(ctx context.Context, id network.RequestID, r *Response) {
 	res, err := cdp.Call(ctx, t.target, network.GetResponseBody, network.GetResponseBodyParams{RequestID: id})
 	if err != nil {
 		r.BodyError = err.Error()

@@ -319,7 +319,7 @@ func (t *Tab) objOn(ctx context.Context, el *element, fn string, args ...any) (*
 	var res runtime.CallFunctionOnResult
 	err := t.blocking(ctx, func(ctx context.Context) error {
 		var err error
-		res, err = cdp.Call(ctx, t.sessionOf(el), runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+		res, err = cdp.Call(ctx, t.sessionOf(el.sess), runtime.CallFunctionOn, runtime.CallFunctionOnParams{
 			FunctionDeclaration: fn, ObjectID: el.obj, Arguments: cargs,
 		})
 		return err

@@ -90,7 +90,7 @@ func (s *settleState) waitLocked() <-chan struct{} {
 // (Runtime.addBinding with executionContextName) and has settle.js run
 // there at the start of every document
 // (Page.addScriptToEvaluateOnNewDocument with worldName).
-func (t *Tab) installSettle(ctx context.Context) error {
+func (t *Page) installSettle(ctx context.Context) error {
 	if _, err := cdp.Call(ctx, t.target, runtime.AddBinding, runtime.AddBindingParams{Name: settleBinding, ExecutionContextName: settleWorld}); err != nil {
 		return cdpErr("install settle binding", err)
 	}
@@ -103,7 +103,7 @@ func (t *Tab) installSettle(ctx context.Context) error {
 
 // onSettleEventLocked records, from the tab's CDP listener (evMu held),
 // what the settled wait needs.
-func (t *Tab) onSettleEventLocked(ev any) {
+func (t *Page) onSettleEventLocked(ev any) {
 	s := &t.st
 	now := time.Now()
 	switch ev := ev.(type) {
@@ -123,7 +123,7 @@ func (t *Tab) onSettleEventLocked(ev any) {
 			s.loaded, s.loadAt, s.mutated = ev.LoaderID, now, time.Time{}
 			s.mutations, s.requests = 0, 0
 			s.kickLocked(now)
-			t.sup.wg.Go(t.prepareObservation)
+			t.env.goFn(t.prepareObservation)
 		}
 	case *network.EventRequestWillBeSent:
 		switch ev.Type {
@@ -180,7 +180,7 @@ func (t *Tab) onSettleEventLocked(ev any) {
 // handles opens, the tab dies or ctx ends; and with a note naming what
 // was still busy when a limit ran out. Everything it waits on is an event
 // (Network.*, Page.lifecycleEvent, Runtime.bindingCalled).
-func (t *Tab) awaitSettled(ctx context.Context, loadLimit time.Duration) string {
+func (t *Page) awaitSettled(ctx context.Context, loadLimit time.Duration) string {
 	return t.awaitQuiet(ctx, loadLimit, false)
 }
 
@@ -190,13 +190,13 @@ func (t *Tab) awaitSettled(ctx context.Context, loadLimit time.Duration) string 
 // load: settleQuiet with nothing in flight, starting, ending or mutating
 // (settle.js reports mutations for settleMax after each click, key press
 // or submit), at most settleMax past the route change.
-func (t *Tab) awaitRouteSettled(ctx context.Context) string {
+func (t *Page) awaitRouteSettled(ctx context.Context) string {
 	return t.awaitQuiet(ctx, navLoadWait, true)
 }
 
 // awaitQuiet is awaitSettled, counted from load, or with route from the
 // last route change when it came after load.
-func (t *Tab) awaitQuiet(ctx context.Context, loadLimit time.Duration, route bool) string {
+func (t *Page) awaitQuiet(ctx context.Context, loadLimit time.Duration, route bool) string {
 	loadBy := time.NewTimer(loadLimit)
 	defer loadBy.Stop()
 	quiet := time.NewTimer(time.Hour)
@@ -233,7 +233,7 @@ func (t *Tab) awaitQuiet(ctx context.Context, loadLimit time.Duration, route boo
 				if q >= settleQuiet {
 					after, muts, reqs := now.Sub(start), s.mutations, s.requests
 					t.evMu.Unlock()
-					t.sup.log.Debug("settled", "tab", t.name, "route", route, "after", after, "mutations", muts, "requests", reqs)
+					t.env.log.Debug("settled", "tab", t.name, "route", route, "after", after, "mutations", muts, "requests", reqs)
 					return ""
 				}
 				wait = settleQuiet - q
@@ -270,7 +270,7 @@ func (t *Tab) awaitQuiet(ctx context.Context, loadLimit time.Duration, route boo
 }
 
 // settleNote says what kept the page busy when the settle ran out.
-func (t *Tab) settleNote() string {
+func (t *Page) settleNote() string {
 	t.evMu.Lock()
 	urls := make([]string, 0, len(t.st.busy))
 	for _, r := range t.st.busy {

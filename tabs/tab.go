@@ -8,8 +8,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
@@ -21,16 +19,12 @@ import (
 // Tab is a named page target. Its action methods are safe for concurrent
 // use, but the supervisor runs one action at a time on a tab.
 type Tab struct {
-	sup     *Supervisor
-	name    string
-	key     browser.Key
-	dialogs string // policy
+	*Page
 
-	handle   *browser.Handle
-	ctx      context.Context // chromedp tab context
-	cancel   context.CancelFunc
-	target   *chromedp.Target
-	targetID target.ID
+	sup *Supervisor
+	key browser.Key
+
+	cancel context.CancelFunc
 	// borrowed marks a page tabpilot attached to but did not open: closing
 	// the tab only detaches.
 	borrowed bool
@@ -38,32 +32,6 @@ type Tab struct {
 	opened   atomic.Bool
 
 	slot chan struct{}
-
-	// evMu guards the state updated by the CDP listener.
-	evMu       sync.Mutex
-	dead       string
-	url, title string
-	navSeq     int    // top-level navigations seen
-	loading    bool   // a top-level document committed and has not fired load
-	navReq     int    // top-level navigations requested (Page.frameRequestedNavigation)
-	routeSeq   int    // top-level navigations within the document (Page.navigatedWithinDocument: pushState, a fragment)
-	navPending bool   // one was requested and has neither committed nor stopped
-	navURL     string // where the last requested top-level navigation goes
-	dialog     *Dialog
-	dialogSig  chan struct{} // closed when a dialog opens
-	handled    []Dialog      // dialogs the policy handled, drained by runs
-	inflight   map[network.RequestID]inflightReq
-	docStatus  map[cdp.LoaderID]int64 // HTTP status of recent top-level documents
-	navFail    string                 // the last top-level document request that failed: "URL: net::ERR_…"
-	st         settleState            // what the settled wait needs (settle.go)
-	deadSig    chan struct{}
-
-	// unloadAsk (evMu) is set while a beforeunload dialog of the top
-	// frame is open: dismissing it cancels the navigation that asked.
-	unloadAsk bool
-	// dclPending (evMu) is set when a top-level document commits and
-	// cleared at its DOMContentLoaded (Page.domContentEventFired) or load.
-	dclPending bool
 
 	// mu guards the observation state.
 	mu       sync.Mutex
@@ -73,19 +41,14 @@ type Tab struct {
 	shots    int
 	lastShot *Screenshot
 
-	dialogQ chan struct{}
-
-	// x is the state of popups, downloads and frames (hooks.go).
-	x extras
-	// ob is the observation state: frame sessions, navigations (oopif.go).
-	ob obsState
+	// obs is the observation state beside the numbering.
+	obs obsTabState
 }
 
 func newTab(s *Supervisor, name string, key browser.Key, dialogs string) *Tab {
-	return &Tab{sup: s, name: name, key: key, dialogs: dialogs,
-		slot: make(chan struct{}, 1), dialogSig: make(chan struct{}), deadSig: make(chan struct{}),
-		inflight: map[network.RequestID]inflightReq{}, num: observe.NewNumbering(),
-		dialogQ: make(chan struct{}, 1), viewport: s.opts.Viewport}
+	t := &Tab{sup: s, key: key, slot: make(chan struct{}, 1), num: observe.NewNumbering(), viewport: s.opts.Viewport}
+	t.Page = newPage(name, dialogs, t.pageEnv())
+	return t
 }
 
 // Name returns the tab's name.
@@ -106,7 +69,7 @@ func (t *Tab) release() { <-t.slot }
 func (t *Tab) Busy() bool { return len(t.slot) > 0 }
 
 // Alive reports whether the tab's target and browser are up.
-func (t *Tab) Alive() bool {
+func (t *Page) Alive() bool {
 	t.evMu.Lock()
 	defer t.evMu.Unlock()
 	if t.dead != "" {
@@ -120,13 +83,13 @@ func (t *Tab) Alive() bool {
 }
 
 // DeadReason says why the tab is not alive, or "".
-func (t *Tab) DeadReason() string {
+func (t *Page) DeadReason() string {
 	t.evMu.Lock()
 	defer t.evMu.Unlock()
 	return t.dead
 }
 
-func (t *Tab) markDeadLocked(reason string) {
+func (t *Page) markDeadLocked(reason string) {
 	if t.dead == "" {
 		t.dead = reason
 		close(t.deadSig)
@@ -172,21 +135,21 @@ func (t *Tab) Browser() (kind, version string) {
 
 // setHandle records the tab's browser handle. A tab is in the registry
 // while it starts, so Alive and the supervisor may read it meanwhile.
-func (t *Tab) setHandle(h *browser.Handle) {
+func (t *Page) setHandle(h *browser.Handle) {
 	t.evMu.Lock()
 	t.handle = h
 	t.evMu.Unlock()
 }
 
 // browserHandle is the tab's browser handle, nil before it started.
-func (t *Tab) browserHandle() *browser.Handle {
+func (t *Page) browserHandle() *browser.Handle {
 	t.evMu.Lock()
 	defer t.evMu.Unlock()
 	return t.handle
 }
 
 // heldOn reports the tab's target when it is a live tab on h.
-func (t *Tab) heldOn(h *browser.Handle) (target.ID, bool) {
+func (t *Page) heldOn(h *browser.Handle) (target.ID, bool) {
 	t.evMu.Lock()
 	id, on := t.targetID, t.handle == h
 	t.evMu.Unlock()
@@ -204,12 +167,12 @@ func (t *Tab) Viewport() Viewport {
 // (the page closed itself with window.close, or another client closed
 // it), so that Alive, tabs and open see it gone, and the action running
 // on it ends (opCtx).
-func (t *Tab) watchDetach() {
+func (t *Page) watchDetach() {
 	ch, err := chromedp.Detached(t.ctx)
 	if err != nil {
 		return
 	}
-	t.sup.wg.Go(func() {
+	t.env.goFn(func() {
 		select {
 		case <-ch:
 			t.evMu.Lock()
@@ -221,11 +184,11 @@ func (t *Tab) watchDetach() {
 }
 
 // Target returns the tab's CDP session (for raw CDP: cdp.send).
-func (t *Tab) Target() *chromedp.Target { return t.target }
+func (t *Page) Target() *chromedp.Target { return t.target }
 
 // Send sends a raw CDP command on the tab's session and returns its raw
 // JSON result (the cdp.send escape hatch). It honours the dialog rule.
-func (t *Tab) Send(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+func (t *Page) Send(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	if method == "" || !strings.Contains(method, ".") {
 		return nil, Errorf(errcode.BadRequest, "invalid CDP method %q: use Domain.method", method)
 	}
@@ -247,4 +210,32 @@ func (t *Tab) Send(ctx context.Context, method string, params json.RawMessage) (
 		return nil, &Error{Code: errcode.BadRequest, Msg: fmt.Sprintf("cdp %s: %v", method, err), Err: err}
 	}
 	return out, nil
+}
+
+// pageEnv is what the tab's Page needs from the supervisor and the tab.
+func (t *Tab) pageEnv() pageEnv {
+	s := t.sup
+	return pageEnv{
+		log:            s.log,
+		goFn:           func(f func()) { s.wg.Go(f) },
+		crashed:        func() { s.crashes.Add(1) },
+		downloadDir:    s.DownloadDir,
+		guard:          s.opts.Guard,
+		networkIdleMax: s.opts.NetworkIdleMax,
+		headless:       t.key.Kind == browser.Headless,
+		worldScript:    walkerJS,
+		topNavigated: func(restored bool) {
+			if restored {
+				// Its remote objects did not come back with it.
+				t.obs.mu.Lock()
+				clear(t.obs.clickables)
+				t.obs.mu.Unlock()
+			}
+			t.mu.Lock()
+			t.num.Reset()
+			t.lastObs = nil
+			t.mu.Unlock()
+		},
+		popup: func(info *target.Info) { s.wg.Go(func() { s.adoptPopup(t, info) }) },
+	}
 }

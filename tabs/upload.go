@@ -95,7 +95,7 @@ func (t *Tab) UploadFile(ctx context.Context, tg Target, paths []string) (*Uploa
 			return nil, Errorf(errcode.BadRequest, "cannot upload %d files to %s: the file input takes one (no multiple attribute)", len(files), el.desc)
 		}
 		res.Via = "input"
-		if err := t.setFiles(ctx, t.sessionOf(in), dom.SetFileInputFilesParams{Files: files, ObjectID: in.obj}); err != nil {
+		if err := t.setFiles(ctx, t.sessionOf(in.sess), dom.SetFileInputFilesParams{Files: files, ObjectID: in.obj}); err != nil {
 			return nil, err
 		}
 		var n int

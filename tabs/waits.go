@@ -77,7 +77,7 @@ func (t *Tab) locate(ctx context.Context, tg Target, o actOpts) (*element, float
 // reached that state; commit returns at once. A URL that matches already
 // returns at once. It returns the URL. Errors: timeout (naming the last
 // URL seen), bad_request for an unknown waitUntil.
-func (t *Tab) WaitForURL(ctx context.Context, p urlpattern.Pattern, waitUntil string) (string, error) {
+func (t *Page) WaitForURL(ctx context.Context, p urlpattern.Pattern, waitUntil string) (string, error) {
 	switch waitUntil {
 	case "":
 		waitUntil = "load"
@@ -124,7 +124,7 @@ func (t *Tab) WaitForURL(ctx context.Context, p urlpattern.Pattern, waitUntil st
 
 // currentURL is location.href of the top frame, or the last URL seen when
 // the page cannot answer (a dialog is open, a navigation is committing).
-func (t *Tab) currentURL(ctx context.Context) string {
+func (t *Page) currentURL(ctx context.Context) string {
 	if t.PendingDialog() == nil {
 		ectx, cancel := context.WithTimeout(ctx, time.Second)
 		var u string
@@ -143,7 +143,7 @@ func (t *Tab) currentURL(ctx context.Context) string {
 
 // waitReadyState polls document.readyState until the document is loaded
 // (load: complete; domcontentloaded: interactive or complete).
-func (t *Tab) waitReadyState(ctx context.Context, waitUntil string) error {
+func (t *Page) waitReadyState(ctx context.Context, waitUntil string) error {
 	for {
 		var st string
 		if t.PendingDialog() == nil {
@@ -213,7 +213,7 @@ func (t *Tab) WaitForState(ctx context.Context, tg Target, state string) (*Actio
 
 // KnownURL returns the last URL seen for the top frame, without asking the
 // page (for resolving relative URL patterns).
-func (t *Tab) KnownURL() string {
+func (t *Page) KnownURL() string {
 	u, _ := t.cachedURLTitle()
 	return u
 }
@@ -239,7 +239,7 @@ const DefaultIdle = 500 * time.Millisecond
 // pending and the first of their URLs); not_actionable while a JavaScript
 // dialog that no policy answers holds the page; not_alive when the tab
 // dies.
-func (t *Tab) WaitForLoadState(ctx context.Context, state string, idle time.Duration) error {
+func (t *Page) WaitForLoadState(ctx context.Context, state string, idle time.Duration) error {
 	switch state {
 	case "load", "domcontentloaded", "networkidle":
 	default:
@@ -288,7 +288,7 @@ func (t *Tab) WaitForLoadState(ctx context.Context, state string, idle time.Dura
 
 // loadStateTimeout is the timeout error of WaitForLoadState after waited,
 // saying what the page had not reached.
-func (t *Tab) loadStateTimeout(state string, idle, waited time.Duration, loading, dcl, nav bool, cause error) error {
+func (t *Page) loadStateTimeout(state string, idle, waited time.Duration, loading, dcl, nav bool, cause error) error {
 	waited = waited.Round(100 * time.Millisecond)
 	var why string
 	switch {

@@ -90,9 +90,9 @@ func (t *Tab) gather(ctx context.Context, o ObserveOptions) (*observe.DOMInput, 
 		}
 		wo.Scroll = &walkScrollOpts{MS: ms, Steps: 200}
 	}
-	t.ob.mu.Lock()
-	anchor := t.ob.lastActed
-	t.ob.mu.Unlock()
+	t.obs.mu.Lock()
+	anchor := t.obs.lastActed
+	t.obs.mu.Unlock()
 	early := t.earlyTopArgs(ctx, wo, anchor)
 	if early != nil {
 		defer func() { <-early.done }()
@@ -101,7 +101,14 @@ func (t *Tab) gather(ctx context.Context, o ObserveOptions) (*observe.DOMInput, 
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
-	t.pruneWorlds(frames)
+	keep := t.pruneWorlds(frames)
+	t.obs.mu.Lock()
+	for k := range t.obs.clickables {
+		if !keep[k] {
+			delete(t.obs.clickables, k)
+		}
+	}
+	t.obs.mu.Unlock()
 	byID := make(map[cdp.FrameID]*obsFrame, len(frames))
 	for _, f := range frames {
 		byID[f.id] = f
@@ -298,9 +305,9 @@ func (t *Tab) walkFrame(ctx context.Context, f *obsFrame, wo walkOpts, anchor ob
 	// The document changed since the world was made, or came back from
 	// the back/forward cache, which dropped the remote objects kept in it
 	// (the clickable nodes): make both afresh.
-	t.ob.mu.Lock()
-	delete(t.ob.clickables, worldKey{session: f.sess.SessionID, frame: f.id, loader: f.loader})
-	t.ob.mu.Unlock()
+	t.obs.mu.Lock()
+	delete(t.obs.clickables, worldKey{session: f.sess.SessionID, frame: f.id, loader: f.loader})
+	t.obs.mu.Unlock()
 	if w, err = t.world(ctx, f, true); err != nil {
 		return nil, cdpErr("create isolated world", err)
 	}

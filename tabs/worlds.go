@@ -37,7 +37,7 @@ type obsFrame struct {
 // that waits for the backend node ids of the child frames' <iframe>s
 // (DOM.getFrameOwner in their parents), looked up meanwhile. With drop, it
 // detaches from the out-of-process iframes that are gone.
-func (t *Tab) frames(ctx context.Context, drop bool) ([]*obsFrame, func(), error) {
+func (t *Page) frames(ctx context.Context, drop bool) ([]*obsFrame, func(), error) {
 	var infos []*target.Info
 	var wg sync.WaitGroup
 	if browser := chromedp.FromContext(t.ctx).Browser; browser != nil {
@@ -94,7 +94,7 @@ func (t *Tab) frames(ctx context.Context, drop bool) ([]*obsFrame, func(), error
 				if ctx.Err() != nil {
 					return nil, nil, cdpErr("attach to iframe", ctx.Err())
 				}
-				t.sup.log.Debug("attach iframe", "tab", t.name, "url", ti.URL, "err", err)
+				t.env.log.Debug("attach iframe", "tab", t.name, "url", ti.URL, "err", err)
 				continue
 			}
 			live[ti.TargetID] = true
@@ -149,7 +149,7 @@ const worldGroup = "tabpilot-world"
 
 // world returns the walker's isolated world in a frame
 // (Page.createIsolatedWorld), made once per document.
-func (t *Tab) world(ctx context.Context, f *obsFrame, fresh bool) (obsWorld, error) {
+func (t *Page) world(ctx context.Context, f *obsFrame, fresh bool) (obsWorld, error) {
 	k := worldKey{session: f.sess.SessionID, frame: f.id, loader: f.loader}
 	for {
 		t.ob.mu.Lock()
@@ -225,7 +225,7 @@ const prepareWait = 5 * time.Second
 // Same-origin frames are walked in line from their parent and need no
 // world of their own. Nothing here touches the page's main world. It runs
 // once at a time per tab; errors are left to the observation.
-func (t *Tab) prepareObservation() {
+func (t *Page) prepareObservation() {
 	if !t.ob.preparing.CompareAndSwap(false, true) {
 		return
 	}
@@ -249,8 +249,9 @@ func (t *Tab) prepareObservation() {
 	wg.Wait()
 }
 
-// pruneWorlds forgets the worlds of documents not in frames.
-func (t *Tab) pruneWorlds(frames []*obsFrame) {
+// pruneWorlds forgets the worlds of documents not in frames, and returns
+// the keys of those in frames.
+func (t *Page) pruneWorlds(frames []*obsFrame) map[worldKey]bool {
 	keep := map[worldKey]bool{}
 	for _, f := range frames {
 		keep[worldKey{session: f.sess.SessionID, frame: f.id, loader: f.loader}] = true
@@ -261,10 +262,6 @@ func (t *Tab) pruneWorlds(frames []*obsFrame) {
 			delete(t.ob.worlds, k)
 		}
 	}
-	for k := range t.ob.clickables {
-		if !keep[k] {
-			delete(t.ob.clickables, k)
-		}
-	}
 	t.ob.mu.Unlock()
+	return keep
 }
