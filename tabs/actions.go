@@ -14,6 +14,7 @@ import (
 	"github.com/dop251/goja/ast"
 	"github.com/dop251/goja/parser"
 	"github.com/tabpilot/tabpilot/errcode"
+	"github.com/tabpilot/tabpilot/tabs/pagecore"
 )
 
 // ActionResult reports what an action did.
@@ -31,14 +32,6 @@ type ActionResult struct {
 	Note string `json:"note,omitempty"`
 }
 
-func trim(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
-}
-
 // Scroll scrolls by (dx, dy) CSS pixels with a mouse wheel event at the
 // centre of the viewport (Input.dispatchMouseEvent mouseWheel), as a
 // person's wheel would: the scroll container under the pointer moves, or
@@ -46,29 +39,29 @@ func trim(s string, n int) string {
 // (ScrollResult.Container and Position; Container is "" and Note says so
 // when nothing moved, as at the end of the page).
 func (t *Tab) Scroll(ctx context.Context, dx, dy float64) (*ScrollResult, error) {
-	if err := t.dialogBlock(); err != nil {
+	if err := t.DialogBlock(); err != nil {
 		return nil, err
 	}
 	vp := t.Viewport()
 	cx, cy := float64(vp.Width)/2, float64(vp.Height)/2
 	var snap runtime.EvaluateResult
-	err := t.blocking(ctx, func(ctx context.Context) error {
+	err := t.Blocking(ctx, func(ctx context.Context) error {
 		var err error
-		snap, err = cdp.Call(ctx, t.target, runtime.Evaluate, runtime.EvaluateParams{
+		snap, err = cdp.Call(ctx, t.Target(), runtime.Evaluate, runtime.EvaluateParams{
 			Expression: fmt.Sprintf("(%s).call(document.elementFromPoint(%g, %g), null)", scrolledJS, cx, cy)})
 		return err
 	})
 	if err != nil {
-		return nil, evalErr(err)
+		return nil, pagecore.EvalErr(err)
 	}
-	err = t.blocking(ctx, func(ctx context.Context) error { return t.wheel(ctx, cx, cy, dx, dy) })
+	err = t.Blocking(ctx, func(ctx context.Context) error { return t.wheel(ctx, cx, cy, dx, dy) })
 	if err != nil {
-		return nil, cdpErr("scroll", err)
+		return nil, pagecore.CDPErr("scroll", err)
 	}
 	if snap.Result == nil || snap.Result.ObjectID == "" {
 		return nil, Errorf(errcode.ScriptError, "scroll: the page's scroll positions could not be read")
 	}
-	return t.scrolled(ctx, t.target, snap.Result.ObjectID)
+	return t.scrolled(ctx, t.Target(), snap.Result.ObjectID)
 }
 
 // scrolled reads, a frame after a wheel, which of the scroll containers
@@ -81,7 +74,7 @@ func (t *Tab) scrolled(ctx context.Context, sess *chromedp.Target, snap runtime.
 	}()
 	fn := "async function(s) { await new Promise(r => { requestAnimationFrame(() => requestAnimationFrame(r)); setTimeout(r, 250); });\nreturn (" + scrolledJS + ").call(null, s); }"
 	var res runtime.CallFunctionOnResult
-	err := t.blocking(ctx, func(ctx context.Context) error {
+	err := t.Blocking(ctx, func(ctx context.Context) error {
 		var err error
 		res, err = cdp.Call(ctx, sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
 			FunctionDeclaration: fn, ObjectID: snap, Arguments: []*runtime.CallArgument{{ObjectID: snap}},
@@ -89,10 +82,10 @@ func (t *Tab) scrolled(ctx context.Context, sess *chromedp.Target, snap runtime.
 		return err
 	})
 	if err != nil {
-		return nil, evalErr(err)
+		return nil, pagecore.EvalErr(err)
 	}
 	if res.ExceptionDetails != nil {
-		return nil, Errorf(errcode.ScriptError, "scroll: %s", exceptionText(res.ExceptionDetails))
+		return nil, Errorf(errcode.ScriptError, "scroll: %s", pagecore.ExceptionText(res.ExceptionDetails))
 	}
 	var r ScrollResult
 	if res.Result != nil {
@@ -153,9 +146,9 @@ func (t *Tab) Evaluate(ctx context.Context, fnSource string, args []any) (json.R
 		return nil, err
 	}
 	var res runtime.EvaluateResult
-	err = t.blocking(ctx, func(ctx context.Context) error {
+	err = t.Blocking(ctx, func(ctx context.Context) error {
 		var err error
-		res, err = cdp.Call(ctx, t.target, runtime.Evaluate, runtime.EvaluateParams{
+		res, err = cdp.Call(ctx, t.Target(), runtime.Evaluate, runtime.EvaluateParams{
 			Expression: expr, ReturnByValue: new(true), AwaitPromise: new(true), UserGesture: new(true), ReplMode: new(repl),
 		})
 		return err
@@ -167,10 +160,10 @@ func (t *Tab) Evaluate(ctx context.Context, fnSource string, args []any) (json.R
 		if errors.Is(err, context.DeadlineExceeded) {
 			return nil, &Error{Code: errcode.Timeout, Msg: "evaluate: the page's script had not returned (a promise that never settles, or code still running)", Err: err}
 		}
-		return nil, evalErr(err)
+		return nil, pagecore.EvalErr(err)
 	}
 	if res.ExceptionDetails != nil {
-		return nil, &Error{Code: errcode.ScriptError, Msg: "evaluate: " + exceptionText(res.ExceptionDetails)}
+		return nil, &Error{Code: errcode.ScriptError, Msg: "evaluate: " + pagecore.ExceptionText(res.ExceptionDetails)}
 	}
 	if res.Result == nil || len(res.Result.Value) == 0 {
 		return json.RawMessage("null"), nil
@@ -251,7 +244,7 @@ func (t *Tab) Value(ctx context.Context, tg Target, wait time.Duration) (string,
 	}
 	v, err := t.fieldValue(ctx, el)
 	if err != nil {
-		return "", cdpErr("read the value of "+el.desc, err)
+		return "", pagecore.CDPErr("read the value of "+el.desc, err)
 	}
 	return v, nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tabpilot/tabpilot/browser"
 	"github.com/tabpilot/tabpilot/errcode"
+	"github.com/tabpilot/tabpilot/tabs/pagecore"
 )
 
 // start creates the tab's browser (via the registry) and page target, and
@@ -30,7 +31,7 @@ func (t *Tab) start(ctx context.Context, o *OpenOptions) error {
 	if err != nil {
 		return err
 	}
-	t.setHandle(h)
+	t.SetHandle(h)
 	tBrowser := time.Now()
 	var tctx context.Context
 	var cancel context.CancelFunc
@@ -40,22 +41,11 @@ func (t *Tab) start(ctx context.Context, o *OpenOptions) error {
 		tctx, cancel, err = t.attachPage(ctx, h, o)
 	}
 	if err != nil {
-		return cdpErr("create tab", err)
+		return pagecore.CDPErr("create tab", err)
 	}
-	t.ctx, t.cancel = tctx, cancel
-	t.target = chromedp.FromContext(tctx).Target
-	t.evMu.Lock()
-	t.targetID = t.target.TargetID
-	t.evMu.Unlock()
-	if err := chromedp.Listen(tctx, t.onEvent); err != nil {
-		return cdpErr("listen", err)
-	}
-	t.watchDetach()
+	t.cancel = cancel
 	tTarget := time.Now()
-	if err := t.installHooks(ctx); err != nil {
-		return err
-	}
-	if err := t.installSettle(ctx); err != nil {
+	if err := t.Attach(ctx, tctx, false); err != nil {
 		return err
 	}
 	tHooks := time.Now()
@@ -64,13 +54,12 @@ func (t *Tab) start(ctx context.Context, o *OpenOptions) error {
 			return err
 		}
 	}
-	t.sup.wg.Go(t.dialogLoop)
 	if t.stealthy() {
 		if err := installStealth(ctx, t); err != nil {
-			return cdpErr("install stealth", err)
+			return pagecore.CDPErr("install stealth", err)
 		}
 	}
-	t.sup.log.Debug("tab started", "tab", t.name, "browser", tBrowser.Sub(t0), "target", tTarget.Sub(tBrowser),
+	t.sup.log.Debug("tab started", "tab", t.Name(), "browser", tBrowser.Sub(t0), "target", tTarget.Sub(tBrowser),
 		"hooks", tHooks.Sub(tTarget), "stealth", time.Since(tHooks))
 	if t.borrowed {
 		t.settleBorrowed(ctx, 5*time.Second)
@@ -78,7 +67,7 @@ func (t *Tab) start(ctx context.Context, o *OpenOptions) error {
 	if t.borrowed && o.Viewport == nil {
 		// Leave a page we did not open as it is; report its size.
 		var info pageInfo
-		if err := t.evalJSON(ctx, pageInfoJS, &info); err == nil {
+		if err := t.EvalJSON(ctx, pageInfoJS, &info); err == nil {
 			t.mu.Lock()
 			t.viewport = Viewport{Width: int(info.VW), Height: int(info.VH), Scale: 1}
 			t.mu.Unlock()
@@ -151,15 +140,15 @@ func (t *Tab) settleBorrowed(ctx context.Context, limit time.Duration) {
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	for {
-		info, err := cdp.Call(ctx, chromedp.FromContext(t.ctx).Browser, target.GetTargetInfo, target.GetTargetInfoParams{TargetID: t.targetID})
+		info, err := cdp.Call(ctx, chromedp.FromContext(t.Context()).Browser, target.GetTargetInfo, target.GetTargetInfoParams{TargetID: t.TargetID()})
 		var st struct{ Href, State string }
 		if err == nil && t.PendingDialog() == nil {
-			err = t.evalJSON(ctx, `({Href: location.href, State: document.readyState})`, &st)
+			err = t.EvalJSON(ctx, `({Href: location.href, State: document.readyState})`, &st)
 		}
 		if err != nil || (st.State == "complete" && info.TargetInfo != nil && info.TargetInfo.URL == st.Href) {
 			return
 		}
-		if !sleepCtx(ctx, 50*time.Millisecond) {
+		if !pagecore.SleepCtx(ctx, 50*time.Millisecond) {
 			return
 		}
 	}
@@ -175,9 +164,9 @@ func (t *Tab) setViewport(ctx context.Context, vp Viewport) error {
 	if vp.Scale <= 0 {
 		vp.Scale = 1
 	}
-	_, err := cdp.Call(ctx, t.target, emulation.SetDeviceMetricsOverride, t.metrics(vp))
+	_, err := cdp.Call(ctx, t.Target(), emulation.SetDeviceMetricsOverride, t.metrics(vp))
 	if err != nil {
-		return cdpErr("set viewport", err)
+		return pagecore.CDPErr("set viewport", err)
 	}
 	t.mu.Lock()
 	t.viewport = vp

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/tabpilot/tabpilot/errcode"
-	"github.com/tabpilot/tabpilot/tabs"
 	"net/http"
 	"net/url"
 	"os/exec"
@@ -14,6 +12,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tabpilot/tabpilot/errcode"
+	"github.com/tabpilot/tabpilot/tabs"
 )
 
 // userBrowser is a second headless Chromium with a CDP port, standing for

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tabpilot/tabpilot/errcode"
 	"github.com/tabpilot/tabpilot/render"
+	"github.com/tabpilot/tabpilot/tabs/pagecore"
 )
 
 //go:embed js/flatten.js
@@ -83,7 +84,7 @@ func (s *Screenshot) Base64() string { return base64.StdEncoding.EncodeToString(
 // DESIGN.md section 5. Errors: element_not_found, not_actionable, timeout.
 func (t *Tab) Screenshot(ctx context.Context, o ScreenshotOptions) (*Screenshot, error) {
 	var info pageInfo
-	if err := t.evalJSON(ctx, pageInfoJS, &info); err != nil {
+	if err := t.EvalJSON(ctx, pageInfoJS, &info); err != nil {
 		return nil, err
 	}
 	vp := t.Viewport()
@@ -139,13 +140,13 @@ func (t *Tab) Screenshot(ctx context.Context, o ScreenshotOptions) (*Screenshot,
 		p.Clip.Scale = render.FitScale(p.Clip.Width, p.Clip.Height, dpr, nil)
 	}
 	var res page.CaptureScreenshotResult
-	err := t.blocking(ctx, func(ctx context.Context) error {
+	err := t.Blocking(ctx, func(ctx context.Context) error {
 		var err error
-		res, err = cdp.Call(ctx, t.target, page.CaptureScreenshot, p)
+		res, err = cdp.Call(ctx, t.Target(), page.CaptureScreenshot, p)
 		return err
 	})
 	if err != nil {
-		return nil, evalErr(err)
+		return nil, pagecore.EvalErr(err)
 	}
 	var img *render.Image
 	if full {
@@ -198,7 +199,7 @@ func (t *Tab) Extract(ctx context.Context, format string) (*render.Extraction, e
 		return nil, Errorf(errcode.BadRequest, "unknown extract format %q: use markdown, text or html", format)
 	}
 	var html string
-	if err := t.evalJSON(ctx, flattenJS, &html); err != nil {
+	if err := t.EvalJSON(ctx, flattenJS, &html); err != nil {
 		return nil, err
 	}
 	u := t.URL(ctx)

@@ -8,6 +8,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
 	"github.com/tabpilot/tabpilot/errcode"
+	"github.com/tabpilot/tabpilot/tabs/pagecore"
 )
 
 func (t *Tab) mouse(ctx context.Context, typ input.DispatchMouseEventType, x, y float64, clicks int64) error {
@@ -20,7 +21,7 @@ func (t *Tab) mouse(ctx context.Context, typ input.DispatchMouseEventType, x, y 
 			p.Buttons = 0
 		}
 	}
-	_, err := cdp.Call(ctx, t.target, input.DispatchMouseEvent, p)
+	_, err := cdp.Call(ctx, t.Target(), input.DispatchMouseEvent, p)
 	return err
 }
 
@@ -41,11 +42,11 @@ func (t *Tab) moveMouse(ctx context.Context, el *element, x, y float64) error {
 	if el == nil || !el.bg {
 		return t.mouse(ctx, input.DispatchMouseEventTypeMouseMoved, x, y, 0)
 	}
-	mctx, cancel := context.WithTimeout(t.ctx, bgMoveWait)
+	mctx, cancel := context.WithTimeout(t.Context(), bgMoveWait)
 	t.sup.wg.Go(func() {
 		defer cancel()
 		if err := t.mouse(mctx, input.DispatchMouseEventTypeMouseMoved, x, y, 0); err != nil && mctx.Err() == nil {
-			t.sup.log.Debug("mouse move in a background page", "tab", t.name, "err", err)
+			t.sup.log.Debug("mouse move in a background page", "tab", t.Name(), "err", err)
 		}
 	})
 	return nil
@@ -80,7 +81,7 @@ func (t *Tab) Click(ctx context.Context, tg Target) (*ActionResult, error) {
 // pointer: the page saw none of them.
 func (t *Tab) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionResult, bool, error) {
 	var el *element
-	var nav navMark
+	var nav pagecore.NavMark
 	var err error
 	for {
 		var x, y float64
@@ -88,8 +89,8 @@ func (t *Tab) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionResu
 		if err != nil {
 			return nil, false, err
 		}
-		nav = t.navMark()
-		err = t.blocking(ctx, func(ctx context.Context) error {
+		nav = t.Mark()
+		err = t.Blocking(ctx, func(ctx context.Context) error {
 			if o.quick {
 				// The move waits for the page's next animation frame;
 				// the check of the box and the hit test runs meanwhile,
@@ -122,16 +123,16 @@ func (t *Tab) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionResu
 		break
 	}
 	res := &ActionResult{Target: el.desc}
-	var dpe *dialogPendingError
-	if asDialog(err, &dpe) {
-		res.Dialog = dpe.d
+	var dpe *pagecore.DialogPendingError
+	if pagecore.AsDialog(err, &dpe) {
+		res.Dialog = dpe.Dialog
 		return res, false, nil
 	}
 	if err != nil {
 		t.disarm(el)
-		return nil, false, cdpErr("click", err)
+		return nil, false, pagecore.CDPErr("click", err)
 	}
-	if t.NavSeq() != nav.seq {
+	if t.NavSeq() != nav.Seq {
 		res.Navigated = true
 		t.settleNavigation(ctx, res)
 		return res, false, nil
@@ -141,7 +142,7 @@ func (t *Tab) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionResu
 	// answers the mouse release), Chromium holds every call to the page,
 	// the check's too, until the navigation commits: the check then waits
 	// for the commit as long as navigated does, not for the whole timeout.
-	checkCtx, cancel := t.heldByNavigation(ctx, nav)
+	checkCtx, cancel := t.HeldByNavigation(ctx, nav)
 	defer cancel()
 	var got *struct {
 		Got     bool   `json:"got"`
@@ -161,7 +162,7 @@ func (t *Tab) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionResu
 		t.notePending(res)
 		return res, false, nil
 	}
-	if err == nil && got != nil && !got.Got && t.NavSeq() == nav.seq {
+	if err == nil && got != nil && !got.Got && t.NavSeq() == nav.Seq {
 		if got.By != "" && o.quick && !got.Touched && ctx.Err() == nil {
 			o.quick = false
 			return nil, true, nil
@@ -173,7 +174,7 @@ func (t *Tab) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionResu
 	}
 	// The check's reply, on the top page's session, came after the events
 	// the renderer sent before it.
-	nav.ordered = err == nil && el.sess == nil
+	nav.Ordered = err == nil && el.sess == nil
 	t.noteNavigation(ctx, nav, res)
 	return res, false, nil
 }
@@ -182,7 +183,7 @@ func (t *Tab) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionResu
 // guard of a click that failed before its check.
 func (t *Tab) disarm(el *element) {
 	go func() {
-		ctx, cancel := context.WithTimeout(t.ctx, 2*time.Second)
+		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
 		defer cancel()
 		_ = t.callOn(ctx, el, `function(){ if (this.__tpClick) this.__tpClick.done(); }`, nil)
 	}()
@@ -195,10 +196,10 @@ func (t *Tab) Hover(ctx context.Context, tg Target) (*ActionResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := t.blocking(ctx, func(ctx context.Context) error {
+	if err := t.Blocking(ctx, func(ctx context.Context) error {
 		return t.mouse(ctx, input.DispatchMouseEventTypeMouseMoved, x, y, 0)
 	}); err != nil {
-		return nil, cdpErr("hover", err)
+		return nil, pagecore.CDPErr("hover", err)
 	}
 	return &ActionResult{Target: el.desc}, nil
 }

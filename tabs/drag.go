@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/tabpilot/tabpilot/errcode"
+	"github.com/tabpilot/tabpilot/tabs/pagecore"
 )
 
 // Point is a position in the tab's viewport, in CSS pixels.
@@ -74,7 +75,7 @@ type DragOptions struct {
 // bad_request for a point outside the viewport, an unknown position, or a
 // position or offset with a point as to.
 func (t *Tab) Drag(ctx context.Context, from, to DragEnd, o DragOptions) (*ActionResult, error) {
-	if err := t.dialogBlock(); err != nil {
+	if err := t.DialogBlock(); err != nil {
 		return nil, err
 	}
 	steps := o.Steps
@@ -138,24 +139,24 @@ func (t *Tab) Drag(ctx context.Context, from, to DragEnd, o DragOptions) (*Actio
 			return nil, &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("drag from %s to %s: the two do not fit in the viewport at once; scroll or use points", from, to)}
 		}
 	}
-	nav := t.navMark()
-	err := t.blocking(ctx, func(ctx context.Context) error {
+	nav := t.Mark()
+	err := t.Blocking(ctx, func(ctx context.Context) error {
 		// The pointer comes to the element before the button goes down,
 		// as a person's does (pointerover/enter, hover states).
 		if err := t.mouse(ctx, input.DispatchMouseEventTypeMouseMoved, fx, fy, 0); err != nil {
 			return err
 		}
-		_, err := chromedp.DragAndDropXY(fx, fy, tx, ty, steps)(ctx, t.target)
+		_, err := chromedp.DragAndDropXY(fx, fy, tx, ty, steps)(ctx, t.Target())
 		return err
 	})
 	res := &ActionResult{Target: fmt.Sprintf("%s → %s", from, to)}
-	var dpe *dialogPendingError
-	if asDialog(err, &dpe) {
-		res.Dialog = dpe.d
+	var dpe *pagecore.DialogPendingError
+	if pagecore.AsDialog(err, &dpe) {
+		res.Dialog = dpe.Dialog
 		return res, nil
 	}
 	if err != nil {
-		return nil, cdpErr("drag", err)
+		return nil, pagecore.CDPErr("drag", err)
 	}
 	t.noteNavigation(ctx, nav, res)
 	return res, nil
@@ -206,7 +207,7 @@ func inside(x, y, w, h float64) bool { return x >= 0 && y >= 0 && x <= w && y <=
 // viewportSize returns the layout viewport's client size in CSS pixels
 // (Page.getLayoutMetrics), or the tab's viewport when that fails.
 func (t *Tab) viewportSize(ctx context.Context) (float64, float64) {
-	m, err := cdp.Call(ctx, t.target, page.GetLayoutMetrics, cdp.Empty{})
+	m, err := cdp.Call(ctx, t.Target(), page.GetLayoutMetrics, cdp.Empty{})
 	if err == nil && m.CSSLayoutViewport != nil && m.CSSLayoutViewport.ClientWidth > 0 {
 		return float64(m.CSSLayoutViewport.ClientWidth), float64(m.CSSLayoutViewport.ClientHeight)
 	}
@@ -218,7 +219,7 @@ func (t *Tab) viewportSize(ctx context.Context) (float64, float64) {
 // top-level viewport CSS pixels (DOM.getContentQuads). Errors:
 // not_actionable when it has no box.
 func (t *Tab) center(ctx context.Context, el *element) (float64, float64, error) {
-	q, err := t.contentQuads(ctx, el.sess, el.obj)
+	q, err := t.ContentQuads(ctx, el.sess, el.obj)
 	if err != nil || len(q.Quads) == 0 || len(q.Quads[0]) != 8 {
 		return 0, 0, &Error{Code: errcode.NotActionable, Msg: el.desc + " has no layout box (hidden or detached)"}
 	}
@@ -237,7 +238,7 @@ func (t *Tab) center(ctx context.Context, el *element) (float64, float64, error)
 // element's first content quad in top-level viewport CSS pixels
 // (DOM.getContentQuads). Errors: not_actionable when it has no box.
 func (t *Tab) bounds(ctx context.Context, el *element) (x0, y0, x1, y1 float64, err error) {
-	q, err := t.contentQuads(ctx, el.sess, el.obj)
+	q, err := t.ContentQuads(ctx, el.sess, el.obj)
 	if err != nil || len(q.Quads) == 0 || len(q.Quads[0]) != 8 {
 		return 0, 0, 0, 0, &Error{Code: errcode.NotActionable, Msg: el.desc + " has no layout box (hidden or detached)"}
 	}
@@ -292,27 +293,27 @@ func (t *Tab) ScrollAt(ctx context.Context, tg Target, dx, dy float64) (*ScrollR
 		return nil, err
 	}
 	var snap runtime.CallFunctionOnResult
-	err = t.blocking(ctx, func(ctx context.Context) error {
+	err = t.Blocking(ctx, func(ctx context.Context) error {
 		var err error
-		snap, err = cdp.Call(ctx, t.sessionOf(el.sess), runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+		snap, err = cdp.Call(ctx, t.SessionOf(el.sess), runtime.CallFunctionOn, runtime.CallFunctionOnParams{
 			FunctionDeclaration: scrolledJS, ObjectID: el.obj, Arguments: []*runtime.CallArgument{{Value: []byte("null")}}})
 		return err
 	})
 	if err != nil {
-		return nil, evalErr(err)
+		return nil, pagecore.EvalErr(err)
 	}
 	if snap.Result == nil || snap.Result.ObjectID == "" {
 		return nil, Errorf(errcode.ScriptError, "scroll: the page's scroll positions could not be read")
 	}
-	err = t.blocking(ctx, func(ctx context.Context) error { return t.wheel(ctx, x, y, dx, dy) })
-	var dpe *dialogPendingError
-	if asDialog(err, &dpe) {
-		return nil, evalErr(err)
+	err = t.Blocking(ctx, func(ctx context.Context) error { return t.wheel(ctx, x, y, dx, dy) })
+	var dpe *pagecore.DialogPendingError
+	if pagecore.AsDialog(err, &dpe) {
+		return nil, pagecore.EvalErr(err)
 	}
 	if err != nil {
-		return nil, cdpErr("scroll", err)
+		return nil, pagecore.CDPErr("scroll", err)
 	}
-	pos, err := t.scrolled(ctx, t.sessionOf(el.sess), snap.Result.ObjectID)
+	pos, err := t.scrolled(ctx, t.SessionOf(el.sess), snap.Result.ObjectID)
 	if err != nil {
 		return nil, err
 	}
@@ -338,7 +339,7 @@ type ClickAtResult struct {
 // outside the viewport or an unknown screenshot; stale_element when the
 // page navigated since that screenshot.
 func (t *Tab) ClickAt(ctx context.Context, x, y float64, shot int) (*ClickAtResult, error) {
-	if err := t.dialogBlock(); err != nil {
+	if err := t.DialogBlock(); err != nil {
 		return nil, err
 	}
 	if shot != 0 {
@@ -352,7 +353,7 @@ func (t *Tab) ClickAt(ctx context.Context, x, y float64, shot int) (*ClickAtResu
 			return nil, &Error{Code: errcode.StaleElement, Msg: fmt.Sprintf("clickAt: the page navigated since screenshot %d; take a new one", s.ID), Err: ErrStale}
 		}
 		var sc struct{ X, Y float64 }
-		if err := t.evalJSON(ctx, `({X: scrollX, Y: scrollY})`, &sc); err != nil {
+		if err := t.EvalJSON(ctx, `({X: scrollX, Y: scrollY})`, &sc); err != nil {
 			return nil, err
 		}
 		if !s.Full && (math.Abs(sc.X-s.ScrollX) > 1 || math.Abs(sc.Y-s.ScrollY) > 1) {
@@ -372,8 +373,8 @@ func (t *Tab) ClickAt(ctx context.Context, x, y float64, shot int) (*ClickAtResu
 	// Hit-test before clicking (DOM.getNodeForLocation), so the result says
 	// what the point landed on.
 	res.Element = t.hitTest(ctx, x, y)
-	nav := t.navMark()
-	err := t.blocking(ctx, func(ctx context.Context) error {
+	nav := t.Mark()
+	err := t.Blocking(ctx, func(ctx context.Context) error {
 		if err := t.mouse(ctx, input.DispatchMouseEventTypeMouseMoved, x, y, 0); err != nil {
 			return err
 		}
@@ -382,13 +383,13 @@ func (t *Tab) ClickAt(ctx context.Context, x, y float64, shot int) (*ClickAtResu
 		}
 		return t.mouse(ctx, input.DispatchMouseEventTypeMouseReleased, x, y, 1)
 	})
-	var dpe *dialogPendingError
-	if asDialog(err, &dpe) {
-		res.Dialog = dpe.d
+	var dpe *pagecore.DialogPendingError
+	if pagecore.AsDialog(err, &dpe) {
+		res.Dialog = dpe.Dialog
 		return res, nil
 	}
 	if err != nil {
-		return nil, cdpErr("clickAt", err)
+		return nil, pagecore.CDPErr("clickAt", err)
 	}
 	var ar ActionResult
 	t.noteNavigation(ctx, nav, &ar)
@@ -400,7 +401,7 @@ func (t *Tab) ClickAt(ctx context.Context, x, y float64, shot int) (*ClickAtResu
 // mouseWheel). The parameters are sent raw: the protocol requires deltaX
 // and deltaY even when zero, which cdproto's params omit.
 func (t *Tab) wheel(ctx context.Context, x, y, dx, dy float64) error {
-	return t.target.Call(ctx, input.CommandDispatchMouseEvent, map[string]any{
+	return t.Target().Call(ctx, input.CommandDispatchMouseEvent, map[string]any{
 		"type": input.DispatchMouseEventTypeMouseWheel, "x": x, "y": y, "deltaX": dx, "deltaY": dy,
 	}, nil)
 }

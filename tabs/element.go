@@ -15,11 +15,11 @@ import (
 	"github.com/chromedp/cdproto/accessibility"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
-	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"github.com/tabpilot/tabpilot/errcode"
+	"github.com/tabpilot/tabpilot/tabs/pagecore"
 )
 
 var (
@@ -102,7 +102,7 @@ type element struct {
 	desc    string
 	number  int // the element number, when the target was one
 	backend cdp.BackendNodeID
-	sess    *chromedp.Target // the out-of-process iframe it is in; nil: the page (oopif.go)
+	sess    *chromedp.Target // the out-of-process iframe it is in; nil: the page (pagecore)
 	// box and fx, fy are what the last actionability check saw: the
 	// element's border box and the point it hit-tested, in its frame's
 	// viewport CSS pixels (for verify).
@@ -121,30 +121,30 @@ type element struct {
 // whose node is gone).
 func (t *Tab) resolve(ctx context.Context, tg Target) (*element, error) {
 	if tg.ID > 0 {
-		return t.resolveNumber(ctx, tg.ID) // oopif.go
+		return t.resolveNumber(ctx, tg.ID) // number.go
 	}
 	engine, sel, err := splitEngine(tg.Selector)
 	if err != nil {
 		return nil, err
 	}
 	if engine == "aria" {
-		if d := t.PendingDialog(); d != nil && t.dialogs == "" {
-			return nil, evalErr(&dialogPendingError{d})
+		if d := t.PendingDialog(); d != nil && t.DialogPolicy() == "" {
+			return nil, pagecore.EvalErr(&pagecore.DialogPendingError{Dialog: d})
 		}
 		return t.resolveAria(ctx, sel, tg.Selector)
 	}
 	expr := fmt.Sprintf("(%s)(%s, %s)", queryJS, jsString(engine), jsString(sel))
 	var res runtime.EvaluateResult
-	err = t.blocking(ctx, func(ctx context.Context) error {
+	err = t.Blocking(ctx, func(ctx context.Context) error {
 		var err error // not the outer err: blocking can return first
-		res, err = cdp.Call(ctx, t.target, runtime.Evaluate, runtime.EvaluateParams{Expression: expr})
+		res, err = cdp.Call(ctx, t.Target(), runtime.Evaluate, runtime.EvaluateParams{Expression: expr})
 		return err
 	})
 	if err != nil {
-		return nil, evalErr(err)
+		return nil, pagecore.EvalErr(err)
 	}
 	if res.ExceptionDetails != nil {
-		return nil, Errorf(errcode.BadRequest, "invalid selector %q: %s", tg.Selector, exceptionText(res.ExceptionDetails))
+		return nil, Errorf(errcode.BadRequest, "invalid selector %q: %s", tg.Selector, pagecore.ExceptionText(res.ExceptionDetails))
 	}
 	if res.Result == nil || res.Result.ObjectID == "" {
 		return nil, nil // not found (yet)
@@ -159,20 +159,20 @@ var ariaRE = regexp.MustCompile(`^(.*?)(?:\[role=["']?([a-zA-Z]+)["']?\])?$`)
 func (t *Tab) resolveAria(ctx context.Context, sel, orig string) (*element, error) {
 	m := ariaRE.FindStringSubmatch(strings.TrimSpace(sel))
 	name, role := strings.TrimSpace(m[1]), m[2]
-	doc, err := cdp.Call(ctx, t.target, runtime.Evaluate, runtime.EvaluateParams{Expression: "document"})
+	doc, err := cdp.Call(ctx, t.Target(), runtime.Evaluate, runtime.EvaluateParams{Expression: "document"})
 	if err != nil || doc.Result == nil {
-		return nil, evalErr(err)
+		return nil, pagecore.EvalErr(err)
 	}
 	q := accessibility.QueryAXTreeParams{ObjectID: doc.Result.ObjectID, AccessibleName: name, Role: role}
-	res, err := cdp.Call(ctx, t.target, accessibility.QueryAXTree, q)
+	res, err := cdp.Call(ctx, t.Target(), accessibility.QueryAXTree, q)
 	if err != nil {
-		return nil, cdpErr("aria query", err)
+		return nil, pagecore.CDPErr("aria query", err)
 	}
 	for _, n := range res.Nodes {
 		if n.Ignored || n.BackendDOMNodeID == 0 {
 			continue
 		}
-		r, err := cdp.Call(ctx, t.target, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: n.BackendDOMNodeID})
+		r, err := cdp.Call(ctx, t.Target(), dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: n.BackendDOMNodeID})
 		if err != nil || r.Object == nil {
 			continue
 		}
@@ -256,9 +256,9 @@ func (t *Tab) callOn(ctx context.Context, el *element, fn string, out any, args 
 		cargs = append(cargs, &runtime.CallArgument{Value: b})
 	}
 	var res runtime.CallFunctionOnResult
-	err := t.blocking(ctx, func(ctx context.Context) error {
+	err := t.Blocking(ctx, func(ctx context.Context) error {
 		var err error
-		res, err = cdp.Call(ctx, t.sessionOf(el.sess), runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+		res, err = cdp.Call(ctx, t.SessionOf(el.sess), runtime.CallFunctionOn, runtime.CallFunctionOnParams{
 			FunctionDeclaration: fn, ObjectID: el.obj, Arguments: cargs,
 			ReturnByValue: new(true), AwaitPromise: new(true), UserGesture: new(true),
 		})
@@ -268,10 +268,10 @@ func (t *Tab) callOn(ctx context.Context, el *element, fn string, out any, args 
 		if strings.Contains(err.Error(), "Cannot find context") || strings.Contains(err.Error(), "Could not find object") {
 			return &Error{Code: errcode.StaleElement, Msg: el.desc + " is gone (the page navigated); observe again", Err: ErrStale}
 		}
-		return evalErr(err)
+		return pagecore.EvalErr(err)
 	}
 	if res.ExceptionDetails != nil {
-		return &Error{Code: errcode.ScriptError, Msg: "page error: " + exceptionText(res.ExceptionDetails)}
+		return &Error{Code: errcode.ScriptError, Msg: "page error: " + pagecore.ExceptionText(res.ExceptionDetails)}
 	}
 	if out != nil && res.Result != nil && len(res.Result.Value) > 0 {
 		if err := json.Unmarshal(res.Result.Value, out); err != nil {
@@ -304,7 +304,7 @@ func (t *Tab) actionable(ctx context.Context, el *element, o actOpts, wait time.
 	deadline := time.Now().Add(wait)
 	var st actState
 	var coveredSince time.Time // the same cover over a still element, since
-	net := t.netRequests()
+	net := t.Requests()
 	for {
 		args := map[string]any{"enabled": o.enabled, "hitTest": o.hitTest, "arm": o.arm, "quick": o.quick}
 		fn := actionableJS
@@ -334,7 +334,7 @@ func (t *Tab) actionable(ctx context.Context, el *element, o actOpts, wait time.
 		// Requests that start or end mean the page is still loading (a
 		// spinner that goes when the data is there); one that stays in
 		// flight (a long poll) does not.
-		now := t.netRequests()
+		now := t.Requests()
 		if (st.State != "covered" && st.State != "disabled") || !st.Same || st.Busy || !maps.Equal(now, net) {
 			coveredSince = time.Time{}
 			net = now
@@ -359,12 +359,12 @@ func (t *Tab) actionable(ctx context.Context, el *element, o actOpts, wait time.
 		// In an out-of-process iframe, scrollIntoView scrolls the
 		// ancestors in their own renderers, and the browser routes input
 		// by what they last presented: let the top page present first.
-		if err := t.awaitTopFrames(ctx); err != nil {
-			t.sup.log.Debug("wait for the top page's frames", "tab", t.name, "err", err)
+		if err := t.AwaitTopFrames(ctx); err != nil {
+			t.sup.log.Debug("wait for the top page's frames", "tab", t.Name(), "err", err)
 		}
 	}
 	// The point in top-level coordinates: content quads map frames.
-	q, err := t.contentQuads(ctx, el.sess, el.obj)
+	q, err := t.ContentQuads(ctx, el.sess, el.obj)
 	if err == nil && len(q.Quads) > 0 && len(q.Quads[0]) == 8 {
 		best := q.Quads[0]
 		var x, y float64
@@ -377,13 +377,6 @@ func (t *Tab) actionable(ctx context.Context, el *element, o actOpts, wait time.
 		}
 	}
 	return st.X, st.Y, nil
-}
-
-// netRequests returns the set of the tab's requests in flight.
-func (t *Tab) netRequests() map[network.RequestID]inflightReq {
-	t.evMu.Lock()
-	defer t.evMu.Unlock()
-	return maps.Clone(t.inflight)
 }
 
 // verify checks, just before the mouse goes down, that el still has the

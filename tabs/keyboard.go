@@ -11,6 +11,8 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp/kb"
 	"github.com/tabpilot/tabpilot/errcode"
+	"github.com/tabpilot/tabpilot/internal/msg"
+	"github.com/tabpilot/tabpilot/tabs/pagecore"
 )
 
 // prepareText focuses the field (clicking it first if focusing alone does
@@ -60,7 +62,7 @@ func (t *Tab) Type(ctx context.Context, tg Target, text string) (*ActionResult, 
 	if err != nil {
 		return nil, err
 	}
-	err = t.blocking(ctx, func(ctx context.Context) error {
+	err = t.Blocking(ctx, func(ctx context.Context) error {
 		for _, r := range text {
 			if err := t.typeRune(ctx, r); err != nil {
 				return err
@@ -73,13 +75,13 @@ func (t *Tab) Type(ctx context.Context, tg Target, text string) (*ActionResult, 
 
 func (t *Tab) afterEdit(ctx context.Context, el *element, before, text, mode string, err error) (*ActionResult, error) {
 	res := &ActionResult{Target: el.desc}
-	var dpe *dialogPendingError
-	if asDialog(err, &dpe) {
-		res.Dialog = dpe.d
+	var dpe *pagecore.DialogPendingError
+	if pagecore.AsDialog(err, &dpe) {
+		res.Dialog = dpe.Dialog
 		return res, nil
 	}
 	if err != nil {
-		return nil, cdpErr(mode, err)
+		return nil, pagecore.CDPErr(mode, err)
 	}
 	after, err := t.fieldValue(ctx, el)
 	if err != nil {
@@ -92,7 +94,7 @@ func (t *Tab) afterEdit(ctx context.Context, el *element, before, text, mode str
 	}
 	res.Value = &after
 	if text != "" && after == before {
-		return nil, &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("%s into %s had no effect: its text is still %q (a page script may reject or reset it)", mode, el.desc, trim(after, 80))}
+		return nil, &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("%s into %s had no effect: its text is still %q (a page script may reject or reset it)", mode, el.desc, msg.Trim(after, 80))}
 	}
 	return res, nil
 }
@@ -103,7 +105,7 @@ func (t *Tab) typeRune(ctx context.Context, r rune) error {
 	}
 	k, ok := kb.Keys[r]
 	if !ok || r > unicode.MaxASCII {
-		_, err := cdp.Call(ctx, t.target, input.InsertText, input.InsertTextParams{Text: string(r)})
+		_, err := cdp.Call(ctx, t.Target(), input.InsertText, input.InsertTextParams{Text: string(r)})
 		return err
 	}
 	return t.sendKey(ctx, k, 0)
@@ -124,12 +126,12 @@ func (t *Tab) sendKey(ctx context.Context, k *kb.Key, mods int64) error {
 	} else {
 		down.Type = input.DispatchKeyEventTypeRawKeyDown
 	}
-	if _, err := cdp.Call(ctx, t.target, input.DispatchKeyEvent, down); err != nil {
+	if _, err := cdp.Call(ctx, t.Target(), input.DispatchKeyEvent, down); err != nil {
 		return err
 	}
 	up := down
 	up.Type, up.Text, up.UnmodifiedText = input.DispatchKeyEventTypeKeyUp, "", ""
-	_, err := cdp.Call(ctx, t.target, input.DispatchKeyEvent, up)
+	_, err := cdp.Call(ctx, t.Target(), input.DispatchKeyEvent, up)
 	return err
 }
 
@@ -158,11 +160,11 @@ func (t *Tab) Fill(ctx context.Context, tg Target, value string) (*ActionResult,
 		return nil, err
 	}
 	if !set {
-		err = t.blocking(ctx, func(ctx context.Context) error {
+		err = t.Blocking(ctx, func(ctx context.Context) error {
 			if value == "" {
 				return t.sendKey(ctx, kb.Keys['\b'], 0)
 			}
-			_, err := cdp.Call(ctx, t.target, input.InsertText, input.InsertTextParams{Text: value})
+			_, err := cdp.Call(ctx, t.Target(), input.InsertText, input.InsertTextParams{Text: value})
 			return err
 		})
 	}
@@ -183,13 +185,13 @@ func (t *Tab) Fill(ctx context.Context, tg Target, value string) (*ActionResult,
 		if max > 0 {
 			why = fmt.Sprintf("the field takes at most %d characters (maxlength)", max)
 		}
-		return nil, &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("fill %s was cut short: the field holds %q, not %q: %s", el.desc, trim(*res.Value, 80), trim(value, 80), why),
+		return nil, &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("fill %s was cut short: the field holds %q, not %q: %s", el.desc, msg.Trim(*res.Value, 80), msg.Trim(value, 80), why),
 			Hint: "Give a value the field takes whole (shorter, or in the form the page expects), or check that the part it kept is enough."}
 	case after == norm(before) || after == "":
-		return nil, &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("fill %s had no effect: its text is %q, not %q (the page rejected the new text, or reformatted it to what it was)", el.desc, trim(*res.Value, 80), trim(value, 80)),
+		return nil, &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("fill %s had no effect: its text is %q, not %q (the page rejected the new text, or reformatted it to what it was)", el.desc, msg.Trim(*res.Value, 80), msg.Trim(value, 80)),
 			Hint: "The page keeps or reformats what is typed (validation, an input mask): check the value, and give it as the page expects."}
 	default:
-		res.Note = fmt.Sprintf("the page changed the text to %q", trim(*res.Value, 80))
+		res.Note = fmt.Sprintf("the page changed the text to %q", msg.Trim(*res.Value, 80))
 	}
 	return res, nil
 }
@@ -296,7 +298,7 @@ func (t *Tab) Press(ctx context.Context, key string, tg *Target) (*ActionResult,
 	if err != nil {
 		return nil, err
 	}
-	if err := t.dialogBlock(); err != nil {
+	if err := t.DialogBlock(); err != nil {
 		return nil, err
 	}
 	res := &ActionResult{}
@@ -310,17 +312,17 @@ func (t *Tab) Press(ctx context.Context, key string, tg *Target) (*ActionResult,
 		}
 		res.Target = el.desc
 	}
-	nav := t.navMark()
-	err = t.blocking(ctx, func(ctx context.Context) error {
+	nav := t.Mark()
+	err = t.Blocking(ctx, func(ctx context.Context) error {
 		return t.sendKey(ctx, k, mods)
 	})
-	var dpe *dialogPendingError
-	if asDialog(err, &dpe) {
-		res.Dialog = dpe.d
+	var dpe *pagecore.DialogPendingError
+	if pagecore.AsDialog(err, &dpe) {
+		res.Dialog = dpe.Dialog
 		return res, nil
 	}
 	if err != nil {
-		return nil, cdpErr("press", err)
+		return nil, pagecore.CDPErr("press", err)
 	}
 	t.noteNavigation(ctx, nav, res)
 	return res, nil

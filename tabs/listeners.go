@@ -7,23 +7,16 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/domdebugger"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/tabpilot/tabpilot/tabs/pagecore"
 )
 
 // listenersGroup prefixes the object group of an observation's
 // DOMDebugger.getEventListeners call in a frame (one group per frame, so
 // that concurrent walks of a session's frames do not release each other's).
 const listenersGroup = "tabpilot-listeners-"
-
-// docSerialization asks for a node alone, with its backend node id.
-var docSerialization = &runtime.SerializationOptions{
-	Serialization:        runtime.SerializationOptionsSerializationDeep,
-	MaxDepth:             new(int64(0)),
-	AdditionalParameters: jsonv2.Value(`{"maxNodeDepth":0,"includeShadowTree":"none"}`),
-}
 
 // listenerNodes returns the backend node ids of the nodes of frame f with
 // click-like listeners (click, mouse and pointer down/up, touch start/end,
@@ -41,9 +34,9 @@ var docSerialization = &runtime.SerializationOptions{
 // Inspector.targetCrashed), with or without the stealth patches (the
 // chaos test, TestChaos, found it). Released at once, the wrappers of the
 // main world leave nothing behind.
-func (t *Tab) listenerNodes(ctx context.Context, f *obsFrame, w obsWorld) ([]cdp.BackendNodeID, error) {
-	group := listenersGroup + string(f.id)
-	doc, err := cdp.Call(ctx, f.sess, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: w.doc, ObjectGroup: group})
+func (t *Tab) listenerNodes(ctx context.Context, f *pagecore.Frame, w pagecore.World) ([]cdp.BackendNodeID, error) {
+	group := listenersGroup + string(f.ID)
+	doc, err := cdp.Call(ctx, f.Sess, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: w.Doc, ObjectGroup: group})
 	if err != nil {
 		return nil, err
 	}
@@ -54,12 +47,12 @@ func (t *Tab) listenerNodes(ctx context.Context, f *obsFrame, w obsWorld) ([]cdp
 		// In the background, bounded by the tab's life and 5 s: the
 		// result is read already.
 		go func() {
-			rctx, cancel := context.WithTimeout(t.ctx, 5*time.Second)
+			rctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 			defer cancel()
-			_, _ = cdp.Call(rctx, f.sess, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: group})
+			_, _ = cdp.Call(rctx, f.Sess, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: group})
 		}()
 	}()
-	ls, err := cdp.Call(ctx, f.sess, domdebugger.GetEventListeners, domdebugger.GetEventListenersParams{ObjectID: doc.Object.ObjectID, Depth: new(int64(-1)), Pierce: new(true)})
+	ls, err := cdp.Call(ctx, f.Sess, domdebugger.GetEventListeners, domdebugger.GetEventListenersParams{ObjectID: doc.Object.ObjectID, Depth: new(int64(-1)), Pierce: new(true)})
 	if err != nil {
 		return nil, err
 	}
@@ -95,12 +88,12 @@ const clickGroup = "tabpilot-clickables"
 // observation of the same world resolved, and releasing (in the
 // background) the ones no longer listed. An id that does not resolve gives
 // "".
-func (t *Tab) clickableObjects(ctx context.Context, f *obsFrame, w obsWorld, ids []cdp.BackendNodeID) []runtime.RemoteObjectID {
-	k := worldKey{session: f.sess.SessionID, frame: f.id, loader: f.loader}
+func (t *Tab) clickableObjects(ctx context.Context, f *pagecore.Frame, w pagecore.World, ids []cdp.BackendNodeID) []runtime.RemoteObjectID {
+	k := pagecore.WorldKey{Session: f.Sess.SessionID, Frame: f.ID, Loader: f.Loader}
 	t.obs.mu.Lock()
 	prev := t.obs.clickables[k]
 	t.obs.mu.Unlock()
-	if prev != nil && prev.ctxID != w.ctxID {
+	if prev != nil && prev.ctxID != w.CtxID {
 		prev = nil // a new world: its objects are gone with the old one
 	}
 	objs := make([]runtime.RemoteObjectID, len(ids))
@@ -116,14 +109,14 @@ func (t *Tab) clickableObjects(ctx context.Context, f *obsFrame, w obsWorld, ids
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			r, err := cdp.Call(ctx, f.sess, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: id, ExecutionContextID: w.ctxID, ObjectGroup: clickGroup})
+			r, err := cdp.Call(ctx, f.Sess, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: id, ExecutionContextID: w.CtxID, ObjectGroup: clickGroup})
 			if err == nil && r.Object != nil && r.Object.Subtype == "node" {
 				objs[i] = r.Object.ObjectID
 			}
 		})
 	}
 	wg.Wait()
-	next := &clickableSet{ctxID: w.ctxID, objs: make(map[cdp.BackendNodeID]runtime.RemoteObjectID, len(ids))}
+	next := &clickableSet{ctxID: w.CtxID, objs: make(map[cdp.BackendNodeID]runtime.RemoteObjectID, len(ids))}
 	for i, id := range ids {
 		if objs[i] != "" {
 			next.objs[id] = objs[i]
@@ -139,17 +132,17 @@ func (t *Tab) clickableObjects(ctx context.Context, f *obsFrame, w obsWorld, ids
 	}
 	t.obs.mu.Lock()
 	if t.obs.clickables == nil {
-		t.obs.clickables = map[worldKey]*clickableSet{}
+		t.obs.clickables = map[pagecore.WorldKey]*clickableSet{}
 	}
 	t.obs.clickables[k] = next
 	t.obs.mu.Unlock()
 	if len(gone) > 0 {
 		// Let the page collect the nodes it removed.
 		go func() {
-			rctx, cancel := context.WithTimeout(t.ctx, 5*time.Second)
+			rctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 			defer cancel()
 			for _, o := range gone {
-				_, _ = cdp.Call(rctx, f.sess, runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: o})
+				_, _ = cdp.Call(rctx, f.Sess, runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: o})
 			}
 		}()
 	}

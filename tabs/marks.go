@@ -39,11 +39,11 @@ func (t *Tab) drawMarks(ctx context.Context) (int, func(), error) {
 	}
 	arg, _ := json.Marshal(marks)
 	var n int
-	if err := t.evalJSON(ctx, fmt.Sprintf("(%s)(%s)", marksJS, arg), &n); err != nil {
+	if err := t.EvalJSON(ctx, fmt.Sprintf("(%s)(%s)", marksJS, arg), &n); err != nil {
 		return 0, nil, err
 	}
 	remove := func() {
-		_ = t.evalJSON(context.WithoutCancel(ctx), `document.getElementById('__tabpilot_marks')?.remove()`, nil)
+		_ = t.EvalJSON(context.WithoutCancel(ctx), `document.getElementById('__tabpilot_marks')?.remove()`, nil)
 	}
 	return n, remove, nil
 }
@@ -51,12 +51,12 @@ func (t *Tab) drawMarks(ctx context.Context) (int, func(), error) {
 // hitTest describes the element at a viewport point
 // (DOM.getNodeForLocation, then DOM.describeNode).
 func (t *Tab) hitTest(ctx context.Context, x, y float64) string {
-	loc, err := cdp.Call(ctx, t.target, dom.GetNodeForLocation, dom.GetNodeForLocationParams{X: int64(x), Y: int64(y), IgnorePointerEventsNone: new(true)})
+	loc, err := cdp.Call(ctx, t.Target(), dom.GetNodeForLocation, dom.GetNodeForLocationParams{X: int64(x), Y: int64(y), IgnorePointerEventsNone: new(true)})
 	if err != nil || loc.BackendNodeID == 0 {
 		return "nothing"
 	}
 	el := &element{desc: "the hit element", backend: loc.BackendNodeID}
-	r, err := cdp.Call(ctx, t.target, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: loc.BackendNodeID})
+	r, err := cdp.Call(ctx, t.Target(), dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: loc.BackendNodeID})
 	if err != nil || r.Object == nil {
 		return "a node"
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/tabpilot/tabpilot/errcode"
 	"github.com/tabpilot/tabpilot/tabs/observe"
+	"github.com/tabpilot/tabpilot/tabs/pagecore"
 )
 
 //go:embed js/observe.js
@@ -111,10 +112,7 @@ const observeLoadWait = 3 * time.Second
 func (t *Tab) waitLoaded(ctx context.Context, limit time.Duration) bool {
 	deadline := time.Now().Add(limit)
 	for {
-		t.evMu.Lock()
-		loading := (t.loading || t.navPending) && t.dialog == nil
-		doc := t.navSeq
-		t.evMu.Unlock()
+		loading, doc := t.NavState()
 		if !loading {
 			return false
 		}
@@ -130,7 +128,7 @@ func (t *Tab) waitLoaded(ctx context.Context, limit time.Duration) bool {
 			t.obs.mu.Unlock()
 			return true
 		}
-		if !sleepCtx(ctx, 20*time.Millisecond) {
+		if !pagecore.SleepCtx(ctx, 20*time.Millisecond) {
 			return true
 		}
 	}
@@ -204,10 +202,10 @@ func (t *Tab) Observe(ctx context.Context, o ObserveOptions) (*observe.Observati
 		return nil, Errorf(errcode.BadRequest, "invalid since %q: use \"last\"", o.Since)
 	}
 	if d := t.PendingDialog(); d != nil {
-		return nil, dialogBlocked(d, "be observed")
+		return nil, pagecore.DialogBlocked(d, "be observed")
 	}
 	stillLoading := t.waitLoaded(ctx, observeLoadWait)
-	t.observeSetup()
+	t.WatchNavigations()
 	in, holders, walks, report, err := t.gather(ctx, o)
 	if err != nil {
 		return nil, err
@@ -221,7 +219,7 @@ func (t *Tab) Observe(ctx context.Context, o ObserveOptions) (*observe.Observati
 		return nil, err
 	}
 	if observeRecorder != nil {
-		observeRecorder(t.name, in)
+		observeRecorder(t.Name(), in)
 	}
 	t.obs.mu.Lock()
 	anchor := t.obs.lastActed
@@ -314,7 +312,7 @@ func (t *Tab) fetchRefs(ctx context.Context, in *observe.DOMInput, holders, walk
 	for w, ix := range want {
 		wg.Go(func() {
 			arg, _ := json.Marshal(ix)
-			res, err := cdp.Call(ctx, w.f.sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+			res, err := cdp.Call(ctx, w.f.Sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
 				FunctionDeclaration: `function(ix){ return globalThis.__tpObs ? globalThis.__tpObs.pick(ix) : []; }`,
 				ExecutionContextID:  w.ctxID, Arguments: []*runtime.CallArgument{{Value: arg}},
 				SerializationOptions: &runtime.SerializationOptions{Serialization: runtime.SerializationOptionsSerializationDeep,
@@ -342,7 +340,7 @@ func (t *Tab) fetchRefs(ctx context.Context, in *observe.DOMInput, holders, walk
 	}
 	wg.Wait()
 	if firstErr != nil {
-		return cdpErr("observe: fetch element ids", firstErr)
+		return pagecore.CDPErr("observe: fetch element ids", firstErr)
 	}
 	return nil
 }
@@ -353,12 +351,12 @@ func (t *Tab) releaseObjects(walks []*walked) {
 	sessions := map[*chromedp.Target]bool{}
 	for _, w := range walks {
 		if w != nil {
-			sessions[w.f.sess] = true
+			sessions[w.f.Sess] = true
 		}
 	}
 	// Bounded by the tab's life and 5 s.
 	go func() {
-		ctx, cancel := context.WithTimeout(t.ctx, 5*time.Second)
+		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 		defer cancel()
 		for s := range sessions {
 			_, _ = cdp.Call(ctx, s, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: obsGroup})
@@ -388,7 +386,7 @@ func (t *Tab) boxes(ctx context.Context, els []observe.Element) map[observe.Ref]
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			s := t.sessionFor(e.Ref)
+			s := t.SessionFor(e.Ref.Session)
 			if s == nil {
 				return
 			}
@@ -397,8 +395,8 @@ func (t *Tab) boxes(ctx context.Context, els []observe.Element) map[observe.Ref]
 				return
 			}
 			var dx, dy float64
-			if s != t.target {
-				if dx, dy, err = t.frameOrigin(ctx, s); err != nil {
+			if s != t.Target() {
+				if dx, dy, err = t.FrameOrigin(ctx, s); err != nil {
 					return
 				}
 			}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tabpilot/tabpilot/browser"
 	"github.com/tabpilot/tabpilot/errcode"
+	"github.com/tabpilot/tabpilot/tabs/pagecore"
 )
 
 func (s *Supervisor) browserKey(o *OpenOptions) (browser.Key, error) {
@@ -46,7 +47,7 @@ func (s *Supervisor) Open(ctx context.Context, o OpenOptions) (*OpenResult, erro
 		o.WaitUntil = "settled"
 	case "settled", "load", "domcontentloaded", "networkidle0", "networkidle2":
 	default:
-		return nil, Errorf(errcode.BadRequest, "invalid wait_until %q: use "+waitUntilList, o.WaitUntil)
+		return nil, Errorf(errcode.BadRequest, "invalid wait_until %q: use "+pagecore.WaitUntilList, o.WaitUntil)
 	}
 	switch o.Dialogs {
 	case "", "accept", "dismiss":
@@ -57,7 +58,7 @@ func (s *Supervisor) Open(ctx context.Context, o OpenOptions) (*OpenResult, erro
 		return nil, Errorf(errcode.BadRequest, "invalid viewport %dx%d@%g", o.Viewport.Width, o.Viewport.Height, o.Viewport.Scale)
 	}
 	if o.URL != "" {
-		if err := checkURL(o.URL); err != nil {
+		if err := pagecore.CheckURL(o.URL); err != nil {
 			return nil, err
 		}
 	}
@@ -90,13 +91,13 @@ func (s *Supervisor) Open(ctx context.Context, o OpenOptions) (*OpenResult, erro
 		case !t.tryAcquire():
 			s.mu.Unlock()
 			return nil, &Error{Code: errcode.Busy, Msg: fmt.Sprintf("tab %q is busy", name), Err: ErrBusy}
-		case o.Dialogs != "" && t.dialogs != o.Dialogs:
+		case o.Dialogs != "" && t.DialogPolicy() != o.Dialogs:
 			// The dialog policy changed: recreate the tab, on the page
 			// it showed unless the open names another.
 			stale, t = t, nil
 			delete(s.tabs, name)
 			if o.URL == "" {
-				if u := stale.lastURL(); u != "" && u != "about:blank" {
+				if u := stale.LastURL(); u != "" && u != "about:blank" {
 					o.URL = u
 					recreated = "the dialog policy changed, so the tab was recreated and loaded " + u + " again"
 				}
@@ -145,7 +146,7 @@ func (s *Supervisor) Open(ctx context.Context, o OpenOptions) (*OpenResult, erro
 	res := &OpenResult{Reused: t.opened.Load(), Name: name, Browser: t.browserName()}
 	t.opened.Store(true)
 	if o.URL != "" {
-		nav, err := t.navigate(ctx, o.URL, o.WaitUntil)
+		nav, err := t.Navigate(ctx, o.URL, o.WaitUntil)
 		if err != nil {
 			return nil, fmt.Errorf("open tab %q: %w", name, err)
 		}
@@ -156,7 +157,7 @@ func (s *Supervisor) Open(ctx context.Context, o OpenOptions) (*OpenResult, erro
 	if recreated != "" {
 		res.Notes = append(res.Notes, recreated)
 	}
-	res.URL, res.Title = t.urlTitle(ctx)
+	res.URL, res.Title = t.URLTitle(ctx)
 	res.Viewport = t.Viewport()
 	return res, nil
 }

@@ -39,19 +39,19 @@ func (s *Supervisor) Run(ctx context.Context, name string, timeout time.Duration
 		return err
 	}
 	if !t.tryAcquire() {
-		return &Error{Code: errcode.Busy, Msg: fmt.Sprintf("tab %q is busy running another action", t.name), Err: ErrBusy}
+		return &Error{Code: errcode.Busy, Msg: fmt.Sprintf("tab %q is busy running another action", t.Name()), Err: ErrBusy}
 	}
 	defer t.release()
 	asked := timeout
 	timeout = s.Timeout(timeout)
-	rctx, cancel := opCtx(t.ctx, ctx, timeout, t.deadSig)
+	rctx, cancel := opCtx(t.Context(), ctx, timeout, t.Dead())
 	defer cancel()
 
 	done := make(chan error, 1)
 	go func() {
 		defer func() {
 			if p := recover(); p != nil {
-				s.log.Error("panic in run", "tab", t.name, "panic", p)
+				s.log.Error("panic in run", "tab", t.Name(), "panic", p)
 				done <- Errorf(errcode.Internal, "internal error: %v", p)
 			}
 		}()
@@ -95,20 +95,20 @@ func (s *Supervisor) Run(ctx context.Context, name string, timeout time.Duration
 		}
 		killed := s.afterTimeout(t)
 		if ctx.Err() != nil {
-			return Errorf(errcode.Timeout, "run on tab %q cancelled: %w", t.name, ctx.Err())
+			return Errorf(errcode.Timeout, "run on tab %q cancelled: %w", t.Name(), ctx.Err())
 		}
 		return s.timeoutErr(t, timeout, asked, err, killed)
 	case <-grace.C:
-		s.log.Warn("run did not yield; killing tab", "tab", t.name)
+		s.log.Warn("run did not yield; killing tab", "tab", t.Name())
 		s.killTab(t, fmt.Sprintf("killed: a run overran its %v timeout and did not stop within %v", timeout, s.opts.Grace))
-		return &Error{Code: errcode.Timeout, Msg: fmt.Sprintf("run on tab %q timed out after %v and did not stop; the tab was killed (open it again)", t.name, timeout)}
+		return &Error{Code: errcode.Timeout, Msg: fmt.Sprintf("run on tab %q timed out after %v and did not stop; the tab was killed (open it again)", t.Name(), timeout)}
 	}
 }
 
 // goneErr is the error of a run whose tab was closed, or whose page
 // crashed, under it.
 func goneErr(t *Tab) error {
-	return &Error{Code: errcode.NotAlive, Msg: fmt.Sprintf("run on tab %q stopped: the tab is gone (%s)", t.name, t.DeadReason()), Err: ErrNotAlive}
+	return &Error{Code: errcode.NotAlive, Msg: fmt.Sprintf("run on tab %q stopped: the tab is gone (%s)", t.Name(), t.DeadReason()), Err: ErrNotAlive}
 }
 
 // timeoutErr is the timeout error of an action on tab t that ran for d,
@@ -116,7 +116,7 @@ func goneErr(t *Tab) error {
 // waiting for (cause's message, a navigation that had not committed), and
 // whether the tab was killed after it (killed).
 func (s *Supervisor) timeoutErr(t *Tab, d, asked time.Duration, cause error, killed bool) error {
-	msg := fmt.Sprintf("the action on tab %q timed out after %v", t.name, d)
+	msg := fmt.Sprintf("the action on tab %q timed out after %v", t.Name(), d)
 	if asked > d && d == s.opts.MaxTimeout {
 		msg += fmt.Sprintf(" (%v asked, cut to the maximum; the daemon's --max-timeout or TABPILOT_MAX_TIMEOUT raises it)", asked)
 	}
@@ -128,7 +128,7 @@ func (s *Supervisor) timeoutErr(t *Tab, d, asked time.Duration, cause error, kil
 	case cause != nil && !errors.Is(cause, context.DeadlineExceeded) && !strings.Contains(cause.Error(), "timed out"):
 		msg += " (" + cause.Error() + ")"
 	}
-	if u := t.pendingNavigation(); u != "" && !killed {
+	if u := t.PendingNavigation(); u != "" && !killed {
 		msg += fmt.Sprintf("; the page is still navigating to %s, which has not answered (the page holds every call until it does: open another URL to give up on it)", u)
 	}
 	if killed {
@@ -142,7 +142,7 @@ func (s *Supervisor) timeoutErr(t *Tab, d, asked time.Duration, cause error, kil
 // call does not hang on it.
 // It reports whether it killed the tab.
 func (s *Supervisor) afterTimeout(t *Tab) bool {
-	if t.probe(probeWait) {
+	if t.Probe(probeWait) {
 		return false
 	}
 	s.killTab(t, fmt.Sprintf("killed: the page did not answer for %v after the action timed out (a script in an endless loop?)", probeWait))
@@ -159,8 +159,8 @@ func (s *Supervisor) killTab(t *Tab, reason string) {
 	s.kills.Add(1)
 	t.kill(reason)
 	s.mu.Lock()
-	if s.tabs[t.name] == t {
-		delete(s.tabs, t.name)
+	if s.tabs[t.Name()] == t {
+		delete(s.tabs, t.Name())
 		s.deadTabs(t)
 	}
 	s.mu.Unlock()
@@ -170,5 +170,5 @@ func (s *Supervisor) killTab(t *Tab, reason string) {
 // deadTabs keeps a killed tab listed as dead until the next open of its
 // name, so the caller learns what happened. s.mu is held.
 func (s *Supervisor) deadTabs(t *Tab) {
-	s.tabs[t.name] = t
+	s.tabs[t.Name()] = t
 }

@@ -14,6 +14,8 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/tabpilot/tabpilot/errcode"
+	"github.com/tabpilot/tabpilot/internal/msg"
+	"github.com/tabpilot/tabpilot/tabs/pagecore"
 )
 
 //go:embed js/select.js
@@ -191,9 +193,9 @@ func (t *Tab) selectWidget(ctx context.Context, el *element, values []string, de
 		}
 		opt.desc = fmt.Sprintf("option %q of %s", name, el.desc)
 		if err := t.clickElement(ctx, opt, time.Until(deadline)); err != nil {
-			var dpe *dialogPendingError
-			if asDialog(err, &dpe) {
-				res.Dialog = dpe.d
+			var dpe *pagecore.DialogPendingError
+			if pagecore.AsDialog(err, &dpe) {
+				res.Dialog = dpe.Dialog
 				res.Selected = append(res.Selected, name)
 				return res, nil
 			}
@@ -219,7 +221,7 @@ func (t *Tab) selectWidget(ctx context.Context, el *element, values []string, de
 		ok = ok || p
 	}
 	if !ok {
-		return nil, &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("select %q in %s had no effect: the option was clicked but the widget still shows %q and the option is not aria-selected", last, el.desc, trim(after.Shown, 80))}
+		return nil, &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("select %q in %s had no effect: the option was clicked but the widget still shows %q and the option is not aria-selected", last, el.desc, msg.Trim(after.Shown, 80))}
 	}
 	return res, nil
 }
@@ -236,7 +238,7 @@ func (t *Tab) widgetOptions(ctx context.Context, el *element, values []string, w
 		if !wait || (r.Found == nil && r.Missing == nil) || time.Now().After(deadline) {
 			return &r, nil
 		}
-		if !sleepCtx(ctx, 100*time.Millisecond) {
+		if !pagecore.SleepCtx(ctx, 100*time.Millisecond) {
 			return &r, nil
 		}
 	}
@@ -251,7 +253,7 @@ func (t *Tab) undoWidget(ctx context.Context, el *element, opened, typed bool, s
  el.dispatchEvent(new Event('input', {bubbles: true})); }`, nil, shown)
 	}
 	if opened || typed {
-		_ = t.blocking(ctx, func(ctx context.Context) error { return t.sendKey(ctx, keyNames["Escape"], 0) })
+		_ = t.Blocking(ctx, func(ctx context.Context) error { return t.sendKey(ctx, keyNames["Escape"], 0) })
 	}
 }
 
@@ -274,21 +276,21 @@ func (t *Tab) typeInto(ctx context.Context, el *element, value string) error {
 	if r.Error != "" {
 		return &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("cannot type into %s: %s", el.desc, r.Error)}
 	}
-	return t.blocking(ctx, func(ctx context.Context) error {
-		_, err := cdp.Call(ctx, t.target, input.InsertText, input.InsertTextParams{Text: value})
+	return t.Blocking(ctx, func(ctx context.Context) error {
+		_, err := cdp.Call(ctx, t.Target(), input.InsertText, input.InsertTextParams{Text: value})
 		return err
 	})
 }
 
 // clickElement clicks a resolved element at its centre once it is
 // actionable (within wait): mouseMoved, mousePressed, mouseReleased.
-// A dialog the click opens is returned as *dialogPendingError.
+// A dialog the click opens is returned as *pagecore.DialogPendingError.
 func (t *Tab) clickElement(ctx context.Context, el *element, wait time.Duration) error {
 	x, y, err := t.actionable(ctx, el, actOpts{enabled: true, hitTest: true}, wait)
 	if err != nil {
 		return err
 	}
-	err = t.blocking(ctx, func(ctx context.Context) error {
+	err = t.Blocking(ctx, func(ctx context.Context) error {
 		if err := t.mouse(ctx, input.DispatchMouseEventTypeMouseMoved, x, y, 0); err != nil {
 			return err
 		}
@@ -297,9 +299,9 @@ func (t *Tab) clickElement(ctx context.Context, el *element, wait time.Duration)
 		}
 		return t.mouse(ctx, input.DispatchMouseEventTypeMouseReleased, x, y, 1)
 	})
-	var dpe *dialogPendingError
-	if err != nil && !asDialog(err, &dpe) {
-		return cdpErr("click", err)
+	var dpe *pagecore.DialogPendingError
+	if err != nil && !pagecore.AsDialog(err, &dpe) {
+		return pagecore.CDPErr("click", err)
 	}
 	return err
 }
@@ -317,18 +319,18 @@ func (t *Tab) objOn(ctx context.Context, el *element, fn string, args ...any) (*
 		cargs = append(cargs, &runtime.CallArgument{Value: b})
 	}
 	var res runtime.CallFunctionOnResult
-	err := t.blocking(ctx, func(ctx context.Context) error {
+	err := t.Blocking(ctx, func(ctx context.Context) error {
 		var err error
-		res, err = cdp.Call(ctx, t.sessionOf(el.sess), runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+		res, err = cdp.Call(ctx, t.SessionOf(el.sess), runtime.CallFunctionOn, runtime.CallFunctionOnParams{
 			FunctionDeclaration: fn, ObjectID: el.obj, Arguments: cargs,
 		})
 		return err
 	})
 	if err != nil {
-		return nil, evalErr(err)
+		return nil, pagecore.EvalErr(err)
 	}
 	if res.ExceptionDetails != nil {
-		return nil, &Error{Code: errcode.ScriptError, Msg: "page error: " + exceptionText(res.ExceptionDetails)}
+		return nil, &Error{Code: errcode.ScriptError, Msg: "page error: " + pagecore.ExceptionText(res.ExceptionDetails)}
 	}
 	if res.Result == nil || res.Result.ObjectID == "" || res.Result.Subtype != "node" {
 		return nil, &Error{Code: errcode.ElementNotFound, Msg: "no element for " + el.desc}

@@ -29,7 +29,7 @@ func (s *Supervisor) stealthFlags() []string {
 // ctx bounds the wait.
 func installStealth(ctx context.Context, t *Tab) error {
 	errc := make(chan error, 1)
-	go func() { errc <- stealth.Install(t.ctx, t.sup.stealthOptions()) }()
+	go func() { errc <- stealth.Install(t.Context(), t.sup.stealthOptions()) }()
 	select {
 	case err := <-errc:
 		return err

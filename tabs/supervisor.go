@@ -14,10 +14,14 @@ package tabs
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -300,13 +304,13 @@ func (s *Supervisor) Close(ctx context.Context, name string, all bool, timeout t
 		}
 	}
 	s.mu.Unlock()
-	sort.Slice(victims, func(i, j int) bool { return victims[i].name < victims[j].name })
+	sort.Slice(victims, func(i, j int) bool { return victims[i].Name() < victims[j].Name() })
 	var names []string
 	var errs []error
 	for _, t := range victims {
-		names = append(names, t.name)
+		names = append(names, t.Name())
 		if err := t.close(ctx); err != nil {
-			errs = append(errs, fmt.Errorf("close tab %q: %w", t.name, err))
+			errs = append(errs, fmt.Errorf("close tab %q: %w", t.Name(), err))
 		}
 		s.dispose(t, kill...)
 	}
@@ -316,7 +320,7 @@ func (s *Supervisor) Close(ctx context.Context, name string, all bool, timeout t
 // dispose releases a removed tab's reference on its browser (once). With
 // kill, the last tab of a spawned app also ends the app's process tree.
 func (s *Supervisor) dispose(t *Tab, kill ...bool) {
-	h := t.browserHandle()
+	h := t.BrowserHandle()
 	if h == nil || !t.released.CompareAndSwap(false, true) {
 		return
 	}
@@ -324,7 +328,7 @@ func (s *Supervisor) dispose(t *Tab, kill ...bool) {
 	defer cancel()
 	last, err := s.reg.Release(ctx, h)
 	if err != nil {
-		s.log.Warn("release browser", "tab", t.name, "err", err)
+		s.log.Warn("release browser", "tab", t.Name(), "err", err)
 	}
 	if last && len(kill) > 0 && kill[0] {
 		h.KillApp()
@@ -337,7 +341,7 @@ func (s *Supervisor) heldTargets(h *browser.Handle) map[target.ID]bool {
 	defer s.mu.Unlock()
 	held := map[target.ID]bool{}
 	for _, t := range s.tabs {
-		if id, ok := t.heldOn(h); ok {
+		if id, ok := t.HeldOn(h); ok {
 			held[id] = true
 		}
 	}
@@ -377,7 +381,7 @@ func (s *Supervisor) Tabs(ctx context.Context) []TabInfo {
 		ts = append(ts, t)
 	}
 	s.mu.Unlock()
-	sort.Slice(ts, func(i, j int) bool { return ts[i].name < ts[j].name })
+	sort.Slice(ts, func(i, j int) bool { return ts[i].Name() < ts[j].Name() })
 	// Idle live tabs are asked for their URL and title (at once, each
 	// bounded); a busy or unresponsive tab reports the last known ones.
 	var wg sync.WaitGroup
@@ -386,18 +390,16 @@ func (s *Supervisor) Tabs(ctx context.Context) []TabInfo {
 			wg.Go(func() {
 				rctx, cancel := context.WithTimeout(ctx, tabsRefreshWait)
 				defer cancel()
-				t.urlTitle(rctx)
+				t.URLTitle(rctx)
 			})
 		}
 	}
 	wg.Wait()
 	out := make([]TabInfo, 0, len(ts))
 	for _, t := range ts {
-		url, title := t.cachedURLTitle()
-		t.evMu.Lock()
-		id := t.targetID
-		t.evMu.Unlock()
-		out = append(out, TabInfo{Name: t.name, Browser: t.browserName(), URL: url, Title: title, Alive: t.Alive(), Busy: t.Busy(),
+		url, title := t.CachedURLTitle()
+		id := t.TargetID()
+		out = append(out, TabInfo{Name: t.Name(), Browser: t.browserName(), URL: url, Title: title, Alive: t.Alive(), Busy: t.Busy(),
 			TargetID: string(id), Adopted: true})
 	}
 	return append(out, s.unadopted(ctx)...)
@@ -465,4 +467,43 @@ func (s *Supervisor) BrowserPIDs() []int {
 		}
 	}
 	return out
+}
+
+// dlDirs are the download directories of the supervisors.
+var (
+	dlDirsMu sync.Mutex
+	dlDirs   = map[*Supervisor]string{}
+)
+
+// DownloadDir returns the directory downloads of the supervisor's
+// headless tabs go to: the one SetDownloadDir gave, else one per
+// supervisor (so one per daemon session) with a random name under the
+// temp directory. The browser creates it (mode 0700) at the first
+// download, so a session without downloads leaves nothing behind.
+func (s *Supervisor) DownloadDir() (string, error) {
+	dlDirsMu.Lock()
+	defer dlDirsMu.Unlock()
+	if d, ok := dlDirs[s]; ok {
+		return d, nil
+	}
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("name the download directory: %w", err)
+	}
+	d := filepath.Join(os.TempDir(), "tabpilot-downloads-"+hex.EncodeToString(b[:]))
+	dlDirs[s] = d
+	return d, nil
+}
+
+// SetDownloadDir sets the directory of the supervisor's downloads (an
+// absolute path; the browser creates it when missing). Call it before the
+// first Open: tabs opened earlier keep the old one.
+func (s *Supervisor) SetDownloadDir(dir string) error {
+	if !filepath.IsAbs(dir) {
+		return Errorf(errcode.BadRequest, "download directory %q is not an absolute path", dir)
+	}
+	dlDirsMu.Lock()
+	dlDirs[s] = filepath.Clean(dir)
+	dlDirsMu.Unlock()
+	return nil
 }

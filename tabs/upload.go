@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/tabpilot/tabpilot/errcode"
+	"github.com/tabpilot/tabpilot/tabs/pagecore"
 )
 
 // UploadResult reports the files an upload set.
@@ -63,7 +64,7 @@ func (t *Tab) UploadFile(ctx context.Context, tg Target, paths []string) (*Uploa
 		}
 		files[i] = abs
 	}
-	if err := t.dialogBlock(); err != nil {
+	if err := t.DialogBlock(); err != nil {
 		return nil, err
 	}
 	deadline := time.Now().Add(actionWait(ctx))
@@ -95,7 +96,7 @@ func (t *Tab) UploadFile(ctx context.Context, tg Target, paths []string) (*Uploa
 			return nil, Errorf(errcode.BadRequest, "cannot upload %d files to %s: the file input takes one (no multiple attribute)", len(files), el.desc)
 		}
 		res.Via = "input"
-		if err := t.setFiles(ctx, t.sessionOf(in.sess), dom.SetFileInputFilesParams{Files: files, ObjectID: in.obj}); err != nil {
+		if err := t.setFiles(ctx, t.SessionOf(in.sess), dom.SetFileInputFilesParams{Files: files, ObjectID: in.obj}); err != nil {
 			return nil, err
 		}
 		var n int
@@ -117,18 +118,18 @@ func (t *Tab) UploadFile(ctx context.Context, tg Target, paths []string) (*Uploa
 			Hint: "Target the <input type=file> itself (it may be hidden: a selector such as input[type=file] finds it), its <label>, or the element that opens the file chooser."}
 	}
 	res.Via = "chooser"
-	chooser, stop := t.target.Subscribe(page.FileChooserOpened.Method)
+	chooser, stop := t.Target().Subscribe(page.FileChooserOpened.Method)
 	defer stop()
-	if _, err := cdp.Call(ctx, t.target, page.SetInterceptFileChooserDialog, page.SetInterceptFileChooserDialogParams{Enabled: true}); err != nil {
-		return nil, cdpErr("intercept file chooser", err)
+	if _, err := cdp.Call(ctx, t.Target(), page.SetInterceptFileChooserDialog, page.SetInterceptFileChooserDialogParams{Enabled: true}); err != nil {
+		return nil, pagecore.CDPErr("intercept file chooser", err)
 	}
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-		_, _ = cdp.Call(cctx, t.target, page.SetInterceptFileChooserDialog, page.SetInterceptFileChooserDialogParams{Enabled: false})
+		_, _ = cdp.Call(cctx, t.Target(), page.SetInterceptFileChooserDialog, page.SetInterceptFileChooserDialogParams{Enabled: false})
 		cancel()
 	}()
 	if err := t.clickElement(ctx, el, time.Until(deadline)); err != nil {
-		return nil, fmt.Errorf("click %s to open the file chooser: %w", el.desc, evalErr(err))
+		return nil, fmt.Errorf("click %s to open the file chooser: %w", el.desc, pagecore.EvalErr(err))
 	}
 	wait := time.NewTimer(fileChooserWait)
 	defer wait.Stop()
@@ -138,7 +139,7 @@ func (t *Tab) UploadFile(ctx context.Context, tg Target, paths []string) (*Uploa
 			return nil, &Error{Code: errcode.NotAlive, Msg: "uploadFile: the tab went away", Err: ErrNotAlive}
 		}
 		var ev page.EventFileChooserOpened
-		if err := unmarshalEvent(raw, &ev); err != nil {
+		if err := pagecore.UnmarshalEvent(raw, &ev); err != nil {
 			return nil, fmt.Errorf("decode file chooser event: %w", err)
 		}
 		if ev.Mode == page.FileChooserOpenedModeSelectSingle && len(files) > 1 {
@@ -147,7 +148,7 @@ func (t *Tab) UploadFile(ctx context.Context, tg Target, paths []string) (*Uploa
 		if ev.BackendNodeID == 0 {
 			return nil, &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("the file chooser opened by %s has no file input to set", el.desc)}
 		}
-		if err := t.setFiles(ctx, t.target, dom.SetFileInputFilesParams{Files: files, BackendNodeID: ev.BackendNodeID}); err != nil {
+		if err := t.setFiles(ctx, t.Target(), dom.SetFileInputFilesParams{Files: files, BackendNodeID: ev.BackendNodeID}); err != nil {
 			return nil, err
 		}
 		return res, nil
@@ -180,16 +181,16 @@ const defaultActionJS = `function(){
 }`
 
 func (t *Tab) setFiles(ctx context.Context, sess *chromedp.Target, p dom.SetFileInputFilesParams) error {
-	err := t.blocking(ctx, func(ctx context.Context) error {
+	err := t.Blocking(ctx, func(ctx context.Context) error {
 		_, err := cdp.Call(ctx, sess, dom.SetFileInputFiles, p)
 		return err
 	})
-	var dpe *dialogPendingError
-	if asDialog(err, &dpe) {
+	var dpe *pagecore.DialogPendingError
+	if pagecore.AsDialog(err, &dpe) {
 		return nil // the change handler opened a dialog; the files are set
 	}
 	if err != nil {
-		return cdpErr("set files", err)
+		return pagecore.CDPErr("set files", err)
 	}
 	return nil
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/tabpilot/tabpilot/errcode"
 	"github.com/tabpilot/tabpilot/tabs/observe"
+	"github.com/tabpilot/tabpilot/tabs/pagecore"
 )
 
 // walkOpts are the walker's options (js/observe.js).
@@ -46,7 +47,7 @@ type walkScrollOpts struct {
 
 // walked is one frame's walk, with its world.
 type walked struct {
-	f      *obsFrame
+	f      *pagecore.Frame
 	ctxID  runtime.ExecutionContextID
 	walk   *observe.Walk
 	report *observe.ScrollReport
@@ -97,11 +98,11 @@ func (t *Tab) gather(ctx context.Context, o ObserveOptions) (*observe.DOMInput, 
 	if early != nil {
 		defer func() { <-early.done }()
 	}
-	frames, owners, err := t.frames(ctx, true)
+	frames, owners, err := t.Frames(ctx, true)
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
-	keep := t.pruneWorlds(frames)
+	keep := t.PruneWorlds(frames)
 	t.obs.mu.Lock()
 	for k := range t.obs.clickables {
 		if !keep[k] {
@@ -109,14 +110,14 @@ func (t *Tab) gather(ctx context.Context, o ObserveOptions) (*observe.DOMInput, 
 		}
 	}
 	t.obs.mu.Unlock()
-	byID := make(map[cdp.FrameID]*obsFrame, len(frames))
+	byID := make(map[cdp.FrameID]*pagecore.Frame, len(frames))
 	for _, f := range frames {
-		byID[f.id] = f
+		byID[f.ID] = f
 	}
 	done := map[cdp.FrameID]bool{}
-	var round []*obsFrame
+	var round []*pagecore.Frame
 	for _, f := range frames {
-		if p := byID[f.parent]; f.top || p == nil || p.sess != f.sess {
+		if p := byID[f.Parent]; f.Top || p == nil || p.Sess != f.Sess {
 			round = append(round, f)
 		}
 	}
@@ -130,7 +131,7 @@ func (t *Tab) gather(ctx context.Context, o ObserveOptions) (*observe.DOMInput, 
 		errs := make([]error, len(round))
 		var wg sync.WaitGroup
 		for i, f := range round {
-			done[f.id] = true
+			done[f.ID] = true
 			wg.Go(func() {
 				results[i], errs[i] = t.walkFrame(ctx, f, wo, anchor, early)
 			})
@@ -140,12 +141,12 @@ func (t *Tab) gather(ctx context.Context, o ObserveOptions) (*observe.DOMInput, 
 			owners()
 			ownersKnown = true
 		}
-		if round[0].top && errs[0] != nil {
+		if round[0].Top && errs[0] != nil {
 			return nil, nil, nil, nil, errs[0]
 		}
 		for i, w := range results {
 			if errs[i] != nil || w == nil {
-				t.sup.log.Debug("walk frame", "tab", t.name, "frame", round[i].url, "err", errs[i])
+				t.sup.log.Debug("walk frame", "tab", t.Name(), "frame", round[i].URL, "err", errs[i])
 				continue
 			}
 			walks = append(walks, w)
@@ -176,7 +177,7 @@ func (t *Tab) gather(ctx context.Context, o ObserveOptions) (*observe.DOMInput, 
 		}
 		round = round[:0:0]
 		for _, f := range frames {
-			if !done[f.id] && done[f.parent] && (f.owner == 0 || seen[f.owner]) {
+			if !done[f.ID] && done[f.Parent] && (f.Owner == 0 || seen[f.Owner]) {
 				round = append(round, f)
 			}
 		}
@@ -198,9 +199,9 @@ func (t *Tab) gather(ctx context.Context, o ObserveOptions) (*observe.DOMInput, 
 // frame it took in line (its items, under the frame id whose <iframe> is
 // the item's, found in frames; done records those). They share the walk's
 // map of backend node ids.
-func splitWalk(w *walked, frames []*obsFrame, done map[cdp.FrameID]bool) []observe.DOMFrame {
+func splitWalk(w *walked, frames []*pagecore.Frame, done map[cdp.FrameID]bool) []observe.DOMFrame {
 	f := w.f
-	own := observe.DOMFrame{FrameID: f.id, Session: f.session, URL: f.url, Name: f.name, Parent: f.parent, Owner: f.owner, Backend: w.backend}
+	own := observe.DOMFrame{FrameID: f.ID, Session: f.Session, URL: f.URL, Name: f.Name, Parent: f.Parent, Owner: f.Owner, Backend: w.backend}
 	if len(w.inline) == 0 {
 		own.Walk = w.walk
 		return []observe.DOMFrame{own}
@@ -208,7 +209,7 @@ func splitWalk(w *walked, frames []*obsFrame, done map[cdp.FrameID]bool) []obser
 	parts := []observe.DOMFrame{own}
 	index := map[int]int{0: 0} // inline frame number → parts index
 	for _, fr := range w.inline {
-		parts = append(parts, observe.DOMFrame{Session: f.session, URL: fr.U, Backend: w.backend,
+		parts = append(parts, observe.DOMFrame{Session: f.Session, URL: fr.U, Backend: w.backend,
 			Walk: &observe.Walk{URL: fr.U, VW: fr.VW, VH: fr.VH, SW: fr.SW, SH: fr.SH}})
 		index[fr.K] = len(parts) - 1
 	}
@@ -232,14 +233,14 @@ func splitWalk(w *walked, frames []*obsFrame, done map[cdp.FrameID]bool) []obser
 		c := &parts[ci]
 		c.Parent, c.Owner = p.FrameID, w.backend[it.Node]
 		// The frame the iframe shows, by its owner; else one made up.
-		c.FrameID = cdp.FrameID(fmt.Sprintf("%s/%d", f.id, it.Inline))
+		c.FrameID = cdp.FrameID(fmt.Sprintf("%s/%d", f.ID, it.Inline))
 		for _, fr := range frames {
-			if fr.parent == p.FrameID && fr.owner != 0 && fr.owner == c.Owner {
-				c.FrameID, c.Name = fr.id, fr.name
-				if fr.url != "" {
-					c.URL = fr.url
+			if fr.Parent == p.FrameID && fr.Owner != 0 && fr.Owner == c.Owner {
+				c.FrameID, c.Name = fr.ID, fr.Name
+				if fr.URL != "" {
+					c.URL = fr.URL
 				}
-				done[fr.id] = true
+				done[fr.ID] = true
 				break
 			}
 		}
@@ -252,8 +253,8 @@ func splitWalk(w *walked, frames []*obsFrame, done map[cdp.FrameID]bool) []obser
 // observation walked): if that document is still the top one, the walk
 // starts a round trip sooner.
 type earlyArgs struct {
-	key  worldKey
-	w    obsWorld
+	key  pagecore.WorldKey
+	w    pagecore.World
 	done chan struct{}
 	args []*runtime.CallArgument
 	err  error
@@ -261,15 +262,12 @@ type earlyArgs struct {
 
 // earlyTopArgs starts walkArgs in the last top-level world, if any.
 func (t *Tab) earlyTopArgs(ctx context.Context, wo walkOpts, anchor observe.Ref) *earlyArgs {
-	t.ob.mu.Lock()
-	k := t.ob.topWorld
-	w, ok := t.ob.worlds[k]
-	t.ob.mu.Unlock()
-	if !ok || k.session != t.target.SessionID {
+	k, w, ok := t.TopWorld()
+	if !ok {
 		return nil
 	}
 	e := &earlyArgs{key: k, w: w, done: make(chan struct{})}
-	f := &obsFrame{id: k.frame, loader: k.loader, sess: t.target, top: true}
+	f := &pagecore.Frame{ID: k.Frame, Loader: k.Loader, Sess: t.Target(), Top: true}
 	go func() {
 		defer close(e.done)
 		e.args, e.err = t.walkArgs(ctx, f, w, wo, anchor)
@@ -280,13 +278,13 @@ func (t *Tab) earlyTopArgs(ctx context.Context, wo walkOpts, anchor observe.Ref)
 // walkFrame runs the walker in frame f, then in the closed shadow roots it
 // found (spliced in place of their hosts), and asks the accessibility tree
 // for the controls of its media elements.
-func (t *Tab) walkFrame(ctx context.Context, f *obsFrame, wo walkOpts, anchor observe.Ref, early *earlyArgs) (*walked, error) {
-	w, err := t.world(ctx, f, false)
+func (t *Tab) walkFrame(ctx context.Context, f *pagecore.Frame, wo walkOpts, anchor observe.Ref, early *earlyArgs) (*walked, error) {
+	w, err := t.World(ctx, f, false)
 	if err != nil {
-		return nil, cdpErr("create isolated world", err)
+		return nil, pagecore.CDPErr("create isolated world", err)
 	}
 	var args []*runtime.CallArgument
-	if early != nil && early.key == (worldKey{session: f.sess.SessionID, frame: f.id, loader: f.loader}) && early.w == w {
+	if early != nil && early.key == (pagecore.WorldKey{Session: f.Sess.SessionID, Frame: f.ID, Loader: f.Loader}) && early.w == w {
 		<-early.done
 		args, err = early.args, early.err
 	} else {
@@ -294,7 +292,7 @@ func (t *Tab) walkFrame(ctx context.Context, f *obsFrame, wo walkOpts, anchor ob
 	}
 	if err == nil {
 		var res *walked
-		res, err = t.walkIn(ctx, f, w.ctxID, args, wo)
+		res, err = t.walkIn(ctx, f, w.CtxID, args, wo)
 		if err == nil {
 			return res, nil
 		}
@@ -306,19 +304,19 @@ func (t *Tab) walkFrame(ctx context.Context, f *obsFrame, wo walkOpts, anchor ob
 	// the back/forward cache, which dropped the remote objects kept in it
 	// (the clickable nodes): make both afresh.
 	t.obs.mu.Lock()
-	delete(t.obs.clickables, worldKey{session: f.sess.SessionID, frame: f.id, loader: f.loader})
+	delete(t.obs.clickables, pagecore.WorldKey{Session: f.Sess.SessionID, Frame: f.ID, Loader: f.Loader})
 	t.obs.mu.Unlock()
-	if w, err = t.world(ctx, f, true); err != nil {
-		return nil, cdpErr("create isolated world", err)
+	if w, err = t.World(ctx, f, true); err != nil {
+		return nil, pagecore.CDPErr("create isolated world", err)
 	}
 	if args, err = t.walkArgs(ctx, f, w, wo, anchor); err != nil {
 		return nil, err
 	}
-	return t.walkIn(ctx, f, w.ctxID, args, wo)
+	return t.walkIn(ctx, f, w.CtxID, args, wo)
 }
 
-func (t *Tab) walkIn(ctx context.Context, f *obsFrame, ctxID runtime.ExecutionContextID, args []*runtime.CallArgument, wo walkOpts) (*walked, error) {
-	w, nodes, err := t.callWalker(ctx, f.sess, runtime.CallFunctionOnParams{ExecutionContextID: ctxID, Arguments: args}, wo.Scroll != nil)
+func (t *Tab) walkIn(ctx context.Context, f *pagecore.Frame, ctxID runtime.ExecutionContextID, args []*runtime.CallArgument, wo walkOpts) (*walked, error) {
+	w, nodes, err := t.callWalker(ctx, f.Sess, runtime.CallFunctionOnParams{ExecutionContextID: ctxID, Arguments: args}, wo.Scroll != nil)
 	if err != nil {
 		return nil, err
 	}
@@ -345,13 +343,13 @@ func isGoneContext(err error) bool {
 // frame with click-like listeners (DOMDebugger.getEventListeners on the
 // document, the whole subtree, piercing shadow roots), resolved in the
 // world.
-func (t *Tab) walkArgs(ctx context.Context, f *obsFrame, w obsWorld, wo walkOpts, anchor observe.Ref) ([]*runtime.CallArgument, error) {
+func (t *Tab) walkArgs(ctx context.Context, f *pagecore.Frame, w pagecore.World, wo walkOpts, anchor observe.Ref) ([]*runtime.CallArgument, error) {
 	ob, _ := json.Marshal(wo)
 	args := []*runtime.CallArgument{{Value: ob}, {Value: jsonv2.Value("null")}}
 	var wg sync.WaitGroup
-	if anchor.BackendNodeID != 0 && anchor.FrameID == f.id && anchor.Session == f.session {
+	if anchor.BackendNodeID != 0 && anchor.FrameID == f.ID && anchor.Session == f.Session {
 		wg.Go(func() {
-			r, err := cdp.Call(ctx, f.sess, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: anchor.BackendNodeID, ExecutionContextID: w.ctxID, ObjectGroup: obsGroup})
+			r, err := cdp.Call(ctx, f.Sess, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: anchor.BackendNodeID, ExecutionContextID: w.CtxID, ObjectGroup: obsGroup})
 			if err == nil && r.Object != nil {
 				args[1] = &runtime.CallArgument{ObjectID: r.Object.ObjectID}
 			}
@@ -435,7 +433,7 @@ func (t *Tab) callWalker(ctx context.Context, s *chromedp.Target, p runtime.Call
 		p.AwaitPromise = new(true)
 	}
 	var res runtime.CallFunctionOnResult
-	err := t.blocking(ctx, func(ctx context.Context) error {
+	err := t.Blocking(ctx, func(ctx context.Context) error {
 		var err error
 		res, err = cdp.Call(ctx, s, runtime.CallFunctionOn, p)
 		return err
@@ -444,10 +442,10 @@ func (t *Tab) callWalker(ctx context.Context, s *chromedp.Target, p runtime.Call
 		if isGoneContext(err) {
 			return nil, nil, err
 		}
-		return nil, nil, evalErr(err)
+		return nil, nil, pagecore.EvalErr(err)
 	}
 	if res.ExceptionDetails != nil {
-		msg := exceptionText(res.ExceptionDetails)
+		msg := pagecore.ExceptionText(res.ExceptionDetails)
 		if strings.Contains(msg, "no tabpilot walker") {
 			return nil, nil, errNoWalker
 		}
@@ -529,7 +527,7 @@ func (t *Tab) closedRoots(ctx context.Context, w *walked, nodes []deepNode, extr
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			root, err := cdp.Call(ctx, w.f.sess, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: s.root, ExecutionContextID: w.ctxID, ObjectGroup: obsGroup})
+			root, err := cdp.Call(ctx, w.f.Sess, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: s.root, ExecutionContextID: w.ctxID, ObjectGroup: obsGroup})
 			if err != nil || root.Object == nil {
 				return
 			}
@@ -538,7 +536,7 @@ func (t *Tab) closedRoots(ctx context.Context, w *walked, nodes []deepNode, extr
 			so.Inh = &walkInherit{G: s.it.Region, LM: s.it.Landmark, HD: s.it.Heading, II: s.it.Inside != 0}
 			ob, _ := json.Marshal(so)
 			args := append([]*runtime.CallArgument{{Value: ob}}, extra...)
-			sw, snodes, err := t.callWalker(ctx, w.f.sess, runtime.CallFunctionOnParams{ObjectID: root.Object.ObjectID, Arguments: args}, false)
+			sw, snodes, err := t.callWalker(ctx, w.f.Sess, runtime.CallFunctionOnParams{ObjectID: root.Object.ObjectID, Arguments: args}, false)
 			if err != nil {
 				s.err = err
 				return
@@ -584,7 +582,7 @@ func (t *Tab) mediaControls(ctx context.Context, w *walked) {
 		var wg sync.WaitGroup
 		for k, role := range roles {
 			wg.Go(func() {
-				if r, err := cdp.Call(ctx, w.f.sess, accessibility.QueryAXTree, accessibility.QueryAXTreeParams{BackendNodeID: be, Role: role}); err == nil {
+				if r, err := cdp.Call(ctx, w.f.Sess, accessibility.QueryAXTree, accessibility.QueryAXTreeParams{BackendNodeID: be, Role: role}); err == nil {
 					found[k] = r.Nodes
 				}
 			})

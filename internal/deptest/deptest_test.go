@@ -22,15 +22,16 @@ const module = "github.com/tabpilot/tabpilot"
 // external test may import what it likes.
 var layers = [][]string{
 	// 0. The stable codes of the contract, and helpers with no project imports.
-	{"errcode", "internal/deptest", "internal/jsonl", "internal/testenv"},
+	{"errcode", "internal/msg", "internal/deptest", "internal/jsonl", "internal/testenv"},
 	// 1. Small pure packages on errcode: URL patterns.
 	{"urlpattern"},
 	// 2. The browser, its egress guard, and what tabs installs and renders with.
 	{"browser", "browser/egress", "stealth", "render"},
 	// 3. render's saved test pages and their scoring.
 	{"render/readabilitysuite"},
-	// 4. Pure transforms of CDP data.
-	{"tabs/observe"},
+	// 4. Pure transforms of CDP data, and the page core: the CDP session
+	// of a page target and its event state.
+	{"tabs/observe", "tabs/pagecore"},
 	// 5. The supervisor, the tab and its actions.
 	{"tabs"},
 	// 6. The run action's JavaScript runtime, bound to a tab.

@@ -1,4 +1,4 @@
-package tabs
+package pagecore
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/tabpilot/tabpilot/errcode"
+	"github.com/tabpilot/tabpilot/internal/msg"
 )
 
 // NavResult is the outcome of a navigation.
@@ -24,20 +25,20 @@ type NavResult struct {
 	Status int64
 }
 
-// checkURL refuses URLs that cannot be navigated to.
-func checkURL(raw string) error {
+// CheckURL refuses URLs that cannot be navigated to.
+func CheckURL(raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme == "" {
 		return Errorf(errcode.BadRequest, "invalid URL %q: give an absolute URL such as https://example.com/", raw)
 	}
 	if strings.EqualFold(u.Scheme, "javascript") {
 		// Page.navigate would run it in the current page.
-		return Errorf(errcode.BadRequest, "invalid URL %q: a javascript: URL is code, not a page; use tab.evaluate", trim(raw, 80))
+		return Errorf(errcode.BadRequest, "invalid URL %q: a javascript: URL is code, not a page; use tab.evaluate", msg.Trim(raw, 80))
 	}
 	if !pageSchemes[strings.ToLower(u.Scheme)] {
 		// Chromium hands such a URL to the system's protocol handler,
 		// and the tab then gets no input event again until it is closed.
-		return Errorf(errcode.BadRequest, "invalid URL %q: Chromium shows no page for %s: URLs (it hands them to another program); give an http, https, file, data or about URL", trim(raw, 80), strings.ToLower(u.Scheme))
+		return Errorf(errcode.BadRequest, "invalid URL %q: Chromium shows no page for %s: URLs (it hands them to another program); give an http, https, file, data or about URL", msg.Trim(raw, 80), strings.ToLower(u.Scheme))
 	}
 	return nil
 }
@@ -59,7 +60,7 @@ var pageSchemes = map[string]bool{
 // Errors: bad_request, navigation_failed (net::ERR_… or an HTTP error page
 // is not an error), timeout when the document has not loaded in time.
 func (t *Page) Goto(ctx context.Context, rawURL, waitUntil string) (*NavResult, error) {
-	if err := checkURL(rawURL); err != nil {
+	if err := CheckURL(rawURL); err != nil {
 		return nil, err
 	}
 	switch waitUntil {
@@ -67,18 +68,18 @@ func (t *Page) Goto(ctx context.Context, rawURL, waitUntil string) (*NavResult, 
 		waitUntil = "settled"
 	case "settled", "load", "domcontentloaded", "networkidle0", "networkidle2":
 	default:
-		return nil, Errorf(errcode.BadRequest, "invalid waitUntil %q: use "+waitUntilList, waitUntil)
+		return nil, Errorf(errcode.BadRequest, "invalid waitUntil %q: use "+WaitUntilList, waitUntil)
 	}
-	return t.navigate(ctx, rawURL, waitUntil)
+	return t.Navigate(ctx, rawURL, waitUntil)
 }
 
-// waitUntilList names the waits of open and goto, for errors.
-const waitUntilList = "settled (the default), load, domcontentloaded, networkidle0 or networkidle2"
+// WaitUntilList names the waits of open and goto, for errors.
+const WaitUntilList = "settled (the default), load, domcontentloaded, networkidle0 or networkidle2"
 
-// navigate vets the URL with the supervisor's Guard (when set), navigates,
+// Navigate vets the URL with the supervisor's Guard (when set), navigates,
 // and reports a refusal of the navigation or of its redirects as the error.
-func (t *Page) navigate(ctx context.Context, rawURL, waitUntil string) (*NavResult, error) {
-	g := t.env.guard
+func (t *Page) Navigate(ctx context.Context, rawURL, waitUntil string) (*NavResult, error) {
+	g := t.env.Guard
 	if g == nil {
 		return t.navigateRaw(ctx, rawURL, waitUntil)
 	}
@@ -96,7 +97,7 @@ func (t *Page) navigate(ctx context.Context, rawURL, waitUntil string) (*NavResu
 func (t *Page) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavResult, error) {
 	// A dialog already open blocks the navigation; one the navigation
 	// opens (beforeunload, an alert at load) is returned with the result.
-	if err := t.dialogBlock(); err != nil {
+	if err := t.DialogBlock(); err != nil {
 		return nil, err
 	}
 	subCtx, cancelSub := context.WithCancel(ctx)
@@ -105,16 +106,16 @@ func (t *Page) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavR
 
 	var res page.NavigateResult
 	start := time.Now()
-	err := t.blocking(ctx, func(ctx context.Context) error {
+	err := t.Blocking(ctx, func(ctx context.Context) error {
 		var err error
 		res, err = cdp.Call(ctx, t.target, page.Navigate, page.NavigateParams{URL: rawURL})
 		return err
 	})
 	committed := time.Now()
-	var dpe *dialogPendingError
+	var dpe *DialogPendingError
 	switch {
-	case asDialog(err, &dpe):
-		return &NavResult{URL: rawURL, Dialog: dpe.d}, nil
+	case AsDialog(err, &dpe):
+		return &NavResult{URL: rawURL, Dialog: dpe.Dialog}, nil
 	case err != nil && ctx.Err() != nil:
 		return nil, &Error{Code: errcode.Timeout, Msg: fmt.Sprintf("navigate to %s: no response within the timeout", rawURL), Err: ctx.Err()}
 	case err != nil:
@@ -161,13 +162,13 @@ func (t *Page) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavR
 			}
 			if ev.Name == "load" && !loaded {
 				loaded, loadedAt = true, time.Now()
-				t.env.log.Debug("loaded", "tab", t.name, "url", trim(rawURL, 120), "navigate", committed.Sub(start), "load", loadedAt.Sub(start))
+				t.env.Log.Debug("loaded", "tab", t.name, "url", msg.Trim(rawURL, 120), "navigate", committed.Sub(start), "load", loadedAt.Sub(start))
 				if want == "networkIdle" || want == "networkAlmostIdle" {
-					idleTimer = time.After(t.env.networkIdleMax)
+					idleTimer = time.After(t.env.NetworkIdleMax)
 				}
 			}
 			if ev.Name == "load" && waitUntil == "settled" {
-				if note := t.awaitSettled(ctx, navLoadWait); note != "" {
+				if note := t.AwaitSettled(ctx, NavLoadWait); note != "" {
 					out.Notes = append(out.Notes, note)
 				}
 				if d := t.PendingDialog(); d != nil && t.dialogs == "" {
@@ -179,7 +180,7 @@ func (t *Page) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavR
 				return out, nil
 			}
 		case <-idleTimer:
-			out.Notes = append(out.Notes, t.pendingNote(t.env.networkIdleMax, ""))
+			out.Notes = append(out.Notes, t.pendingNote(t.env.NetworkIdleMax, ""))
 			return out, nil
 		case <-sig:
 			if d := t.PendingDialog(); d != nil && t.dialogs == "" {
@@ -196,13 +197,13 @@ func (t *Page) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavR
 			if ctx.Err() != nil {
 				return nil, &Error{Code: errcode.Timeout, Msg: fmt.Sprintf("navigate to %s: the document did not load within the timeout", rawURL), Err: ctx.Err()}
 			}
-			return nil, cdpErr("navigate", err)
+			return nil, CDPErr("navigate", err)
 		case <-ctx.Done():
 			if loaded {
 				// The navigation's own timeout ended the wait before the
 				// cap: say how long it really waited.
 				waited := time.Since(loadedAt).Round(100 * time.Millisecond)
-				out.Notes = append(out.Notes, t.pendingNote(waited, fmt.Sprintf("the timeout ended the wait, before its %v cap", t.env.networkIdleMax)))
+				out.Notes = append(out.Notes, t.pendingNote(waited, fmt.Sprintf("the timeout ended the wait, before its %v cap", t.env.NetworkIdleMax)))
 				return out, nil
 			}
 			return nil, &Error{Code: errcode.Timeout, Msg: fmt.Sprintf("navigate to %s: the document did not load within the timeout", rawURL), Err: ctx.Err()}
@@ -224,9 +225,9 @@ func (t *Page) pendingNote(waited time.Duration, why string) string {
 	return fmt.Sprintf("network not idle after %v past load (%s; %d pending: %s); returned the loaded page", waited, why, n, list)
 }
 
-// pendingNavigation is the URL of a top-level navigation that was
+// PendingNavigation is the URL of a top-level navigation that was
 // requested and has neither committed nor stopped, or "".
-func (t *Page) pendingNavigation() string {
+func (t *Page) PendingNavigation() string {
 	t.evMu.Lock()
 	defer t.evMu.Unlock()
 	if !t.navPending {
@@ -235,36 +236,38 @@ func (t *Page) pendingNavigation() string {
 	return t.navURL
 }
 
-// navMark is where an action starts: the counts of top-level navigations
+// NavMark is where an action starts: the counts of top-level navigations
 // committed and requested. ordered is set by an action whose last call
 // after its input went to the top page's session (Click's check): its
 // reply came after the events the renderer sent before it, and navigated
 // needs no barrier of its own.
-type navMark struct {
-	seq, req, route int
-	ordered         bool
+type NavMark struct {
+	Seq, Req, Route int
+	Ordered         bool
 }
 
-func (t *Page) navMark() navMark {
+// Mark records where the page's navigations stand, before an action, for
+// Navigated and HeldByNavigation to compare with.
+func (t *Page) Mark() NavMark {
 	t.evMu.Lock()
 	defer t.evMu.Unlock()
-	return navMark{seq: t.navSeq, req: t.navReq, route: t.routeSeq}
+	return NavMark{Seq: t.navSeq, Req: t.navReq, Route: t.routeSeq}
 }
 
-// heldByNavigation returns a context of ctx that ends navCommitWait after
+// HeldByNavigation returns a context of ctx that ends navCommitWait after
 // a top-level navigation is requested since m, if it has not committed by
 // then, and its cancel. While such a navigation is pending Chromium holds
 // every call to the page; the request's event (Page.frameRequestedNavigation)
 // travels on another pipe than the reply to the input event that caused
 // it, so it can arrive after that reply, and the wait for it goes on while
 // the call runs.
-func (t *Page) heldByNavigation(ctx context.Context, m navMark) (context.Context, context.CancelFunc) {
+func (t *Page) HeldByNavigation(ctx context.Context, m NavMark) (context.Context, context.CancelFunc) {
 	cctx, cancel := context.WithCancel(ctx)
 	go func() {
 		var limit <-chan time.Time
 		for {
 			t.evMu.Lock()
-			requested := t.navReq != m.req
+			requested := t.navReq != m.Req
 			pending := t.navPending
 			changed := t.st.waitLocked()
 			t.evMu.Unlock()
@@ -293,7 +296,7 @@ func (t *Page) heldByNavigation(ctx context.Context, m navMark) (context.Context
 // navigation waits for the new document to commit.
 const navCommitWait = 5 * time.Second
 
-// navigated reports whether a top-level navigation started since m. When
+// Navigated reports whether a top-level navigation started since m. When
 // one was requested (Page.frameRequestedNavigation) but has not committed
 // yet, it waits, at most navCommitWait and while ctx lives, for the commit
 // (Page.frameNavigated) or for the navigation to end without one
@@ -301,7 +304,7 @@ const navCommitWait = 5 * time.Second
 // follows the action (an observation, a number) reads the new document,
 // as Playwright's actions wait for the navigations they start. A
 // navigation still in flight at the limit counts as started.
-func (t *Page) navigated(ctx context.Context, m navMark) bool {
+func (t *Page) Navigated(ctx context.Context, m NavMark) bool {
 	t.eventBarrier(ctx, m)
 	limit := time.NewTimer(navCommitWait)
 	defer limit.Stop()
@@ -310,10 +313,10 @@ func (t *Page) navigated(ctx context.Context, m navMark) bool {
 		seq, req, pending, dialog := t.navSeq, t.navReq, t.navPending, t.dialog != nil
 		changed, sig := t.st.waitLocked(), t.dialogSig
 		t.evMu.Unlock()
-		if seq != m.seq {
+		if seq != m.Seq {
 			return true
 		}
-		if req == m.req || !pending {
+		if req == m.Req || !pending {
 			return false
 		}
 		if dialog {
@@ -344,15 +347,15 @@ func (t *Page) navigated(ctx context.Context, m navMark) bool {
 // inputActionEpilogue does. It is bounded by the tab's life, a dialog
 // (which blocks evaluation), a navigation that holds the call
 // (heldByNavigation) and barrierWait.
-func (t *Page) eventBarrier(ctx context.Context, m navMark) {
+func (t *Page) eventBarrier(ctx context.Context, m NavMark) {
 	t.evMu.Lock()
-	seen := m.ordered || t.navSeq != m.seq || t.navReq != m.req || t.dialog != nil
+	seen := m.Ordered || t.navSeq != m.Seq || t.navReq != m.Req || t.dialog != nil
 	sig := t.dialogSig
 	t.evMu.Unlock()
 	if seen {
 		return
 	}
-	cctx, cancel := t.heldByNavigation(ctx, m)
+	cctx, cancel := t.HeldByNavigation(ctx, m)
 	defer cancel()
 	cctx, cancelWait := context.WithTimeout(cctx, barrierWait)
 	defer cancelWait()
@@ -373,76 +376,15 @@ func (t *Page) eventBarrier(ctx context.Context, m navMark) {
 // in it is busy, and the navigation state is read as it is.
 const barrierWait = time.Second
 
-// noteNavigation sets res.Navigated when the action started a top-level
-// navigation (navigated), and notes in res.Note one that has not
-// committed yet: the page then holds every other call until its server
-// answers, which the caller should know before its next call hangs.
-func (t *Tab) noteNavigation(ctx context.Context, m navMark, res *ActionResult) {
-	res.Navigated = t.navigated(ctx, m)
-	if res.Navigated {
-		t.settleNavigation(ctx, res)
-		return
-	}
-	t.evMu.Lock()
-	routed := t.routeSeq != m.route
-	t.evMu.Unlock()
-	if routed {
-		// A route change of a single-page app (history.pushState, then
-		// the fetch that renders the new view), or a jump to a fragment:
-		// the same document, so the numbers stand, but what it shows is
-		// waited for as after a load.
-		if note := t.awaitRouteSettled(ctx); note != "" {
-			res.Note = note
-		}
-	}
-}
-
-// settleNavigation waits, after an action that started a top-level
-// navigation, as open's default wait does: when the new document has
-// committed, for its load event (at most navLoadWait) and its settle
-// (awaitSettled), so that the observation after a navigating click shows
-// the new page; a navigation not committed yet is noted instead
-// (notePending). What ran out is noted in res.Note.
-func (t *Tab) settleNavigation(ctx context.Context, res *ActionResult) {
-	if t.pendingNavigation() != "" {
-		t.notePending(res)
-		return
-	}
-	if note := t.awaitSettled(ctx, navLoadWait); note != "" {
-		if res.Note != "" {
-			note = res.Note + "; " + note
-		}
-		res.Note = note
-	}
-	// A navigation that failed commits Chromium's error page, and one the
-	// server refused commits its answer: the action worked, the page it
-	// led to did not, and the caller is told.
-	t.evMu.Lock()
-	u, fail, status := t.url, t.navFail, t.docStatus[t.st.doc]
-	t.evMu.Unlock()
-	note := ""
-	switch {
-	case strings.HasPrefix(u, "chrome-error:"):
-		note = "the navigation failed (" + fail + "); the tab shows Chromium's error page"
-	case status >= 400:
-		note = fmt.Sprintf("the new page answered HTTP %d", status)
-	}
-	if note != "" {
-		if res.Note != "" {
-			note = res.Note + "; " + note
-		}
-		res.Note = note
-	}
-}
-
-// notePending notes in res.Note a top-level navigation that has not
-// committed yet.
-func (t *Tab) notePending(res *ActionResult) {
-	if u := t.pendingNavigation(); u != "" {
-		note := fmt.Sprintf("the navigation to %s has not committed yet (its server has not answered); the page holds other calls until it does", u)
-		if res.Note != "" {
-			note = res.Note + "; " + note
-		}
-		res.Note = note
-	}
+// Guard vets top-level navigations for an egress policy (package
+// browser/egress implements the policy; api/service adapts it). Errors it
+// returns should carry the code blocked_destination (an ErrorCode method).
+type Guard interface {
+	// CheckURL refuses a URL before the browser is asked to load it.
+	CheckURL(ctx context.Context, url string) error
+	// Mark returns a position in the guard's log of refused requests.
+	Mark() uint64
+	// Refused returns the refusal of url (or of a redirect it led to)
+	// logged since mark, as an error, or nil.
+	Refused(url string, since uint64) error
 }

@@ -1,9 +1,7 @@
-package tabs
+package pagecore
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -46,51 +44,16 @@ type download struct {
 }
 
 var (
-	dlDirsMu sync.Mutex
-	dlDirs   = map[*Supervisor]string{}
 	// renameMu serialises picking unique final names.
 	renameMu sync.Mutex
 )
-
-// DownloadDir returns the directory downloads of the supervisor's
-// headless tabs go to: the one SetDownloadDir gave, else one per
-// supervisor (so one per daemon session) with a random name under the
-// temp directory. The browser creates it (mode 0700) at the first
-// download, so a session without downloads leaves nothing behind.
-func (s *Supervisor) DownloadDir() (string, error) {
-	dlDirsMu.Lock()
-	defer dlDirsMu.Unlock()
-	if d, ok := dlDirs[s]; ok {
-		return d, nil
-	}
-	var b [8]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", fmt.Errorf("name the download directory: %w", err)
-	}
-	d := filepath.Join(os.TempDir(), "tabpilot-downloads-"+hex.EncodeToString(b[:]))
-	dlDirs[s] = d
-	return d, nil
-}
-
-// SetDownloadDir sets the directory of the supervisor's downloads (an
-// absolute path; the browser creates it when missing). Call it before the
-// first Open: tabs opened earlier keep the old one.
-func (s *Supervisor) SetDownloadDir(dir string) error {
-	if !filepath.IsAbs(dir) {
-		return Errorf(errcode.BadRequest, "download directory %q is not an absolute path", dir)
-	}
-	dlDirsMu.Lock()
-	dlDirs[s] = filepath.Clean(dir)
-	dlDirsMu.Unlock()
-	return nil
-}
 
 // enableDownloads routes the browser's downloads to the session's
 // directory, named by GUID while in progress (Browser.setDownloadBehavior
 // allowAndName, with events), and listens to the download events on the
 // browser session.
 func (t *Page) enableDownloads(ctx context.Context) error {
-	dir, err := t.env.downloadDir()
+	dir, err := t.env.DownloadDir()
 	if err != nil {
 		return err
 	}
@@ -158,7 +121,7 @@ func (t *Page) onDownloadEvent(dir string, ev any) {
 				tmp = ev.FilePath
 			}
 			t.x.mu.Unlock()
-			t.env.goFn(func() { t.finishDownload(ev.GUID, dir, tmp) })
+			t.env.Go(func() { t.finishDownload(ev.GUID, dir, tmp) })
 			return
 		case cdpbrowser.DownloadProgressStateCanceled:
 			d.State = "canceled"
@@ -181,7 +144,7 @@ func (t *Page) finishDownload(guid, dir, tmp string) {
 		if err := os.Rename(tmp, dest); err == nil {
 			final = dest
 		} else {
-			t.env.log.Warn("rename download", "tab", t.name, "err", err)
+			t.env.Log.Warn("rename download", "tab", t.name, "err", err)
 		}
 	}
 	renameMu.Unlock()

@@ -1,4 +1,4 @@
-package tabs
+package pagecore
 
 import (
 	"context"
@@ -68,7 +68,7 @@ func (t *Page) onEvent(ev any) {
 			// document that went away): only the new document's own
 			// request is the page's now.
 			for id, r := range t.inflight {
-				if r.loader != ev.Frame.LoaderID {
+				if r.Loader != ev.Frame.LoaderID {
 					delete(t.inflight, id)
 				}
 			}
@@ -79,8 +79,8 @@ func (t *Page) onEvent(ev any) {
 				clear(t.ob.worlds)
 				t.ob.mu.Unlock()
 			}
-			if t.env.topNavigated != nil {
-				t.env.topNavigated(restored)
+			if t.env.TopNavigated != nil {
+				t.env.TopNavigated(restored)
 			}
 		}
 	case *page.EventFrameRequestedNavigation:
@@ -141,7 +141,7 @@ func (t *Page) onEvent(ev any) {
 		}
 		t.evMu.Unlock()
 	case *inspector.EventTargetCrashed:
-		t.env.crashed()
+		t.env.Crashed()
 		t.evMu.Lock()
 		t.markDeadLocked("the page's renderer crashed")
 		t.evMu.Unlock()
@@ -152,7 +152,7 @@ func (t *Page) onEvent(ev any) {
 	case *network.EventRequestWillBeSent:
 		t.evMu.Lock()
 		if len(t.inflight) < 10000 {
-			t.inflight[ev.RequestID] = inflightReq{ev.Request.URL, ev.LoaderID, ev.FrameID}
+			t.inflight[ev.RequestID] = Request{ev.Request.URL, ev.LoaderID, ev.FrameID}
 		}
 		t.evMu.Unlock()
 	case *network.EventResponseReceived:
@@ -170,20 +170,20 @@ func (t *Page) onEvent(ev any) {
 		t.evMu.Unlock()
 	case *network.EventLoadingFailed:
 		t.evMu.Lock()
-		if r, ok := t.inflight[ev.RequestID]; ok && ev.Type == network.ResourceTypeDocument && r.frame == cdp.FrameID(t.targetID) {
-			t.navFail = r.url + ": " + ev.ErrorText
+		if r, ok := t.inflight[ev.RequestID]; ok && ev.Type == network.ResourceTypeDocument && r.Frame == cdp.FrameID(t.targetID) {
+			t.navFail = r.URL + ": " + ev.ErrorText
 		}
 		delete(t.inflight, ev.RequestID)
 		t.evMu.Unlock()
 	}
 }
 
-// inflightReq is a request of the page in flight: its URL and the loader
+// Request is a request of the page in flight: its URL and the loader
 // of the document that made it (Network.requestWillBeSent loaderId).
-type inflightReq struct {
-	url    string
-	loader cdp.LoaderID
-	frame  cdp.FrameID
+type Request struct {
+	URL    string
+	Loader cdp.LoaderID
+	Frame  cdp.FrameID
 }
 
 // pendingRequests returns the number of the page's requests in flight
@@ -193,7 +193,7 @@ func (t *Page) pendingRequests() (int, string) {
 	t.evMu.Lock()
 	urls := make([]string, 0, len(t.inflight))
 	for _, r := range t.inflight {
-		urls = append(urls, r.url)
+		urls = append(urls, r.URL)
 	}
 	t.evMu.Unlock()
 	sort.Strings(urls)
@@ -211,41 +211,43 @@ func (t *Page) pendingRequests() (int, string) {
 
 // URL returns the tab's current URL (history API changes included).
 func (t *Page) URL(ctx context.Context) string {
-	u, _ := t.urlTitle(ctx)
+	u, _ := t.URLTitle(ctx)
 	return u
 }
 
 // Title returns the document title.
 func (t *Page) Title(ctx context.Context) string {
-	_, title := t.urlTitle(ctx)
+	_, title := t.URLTitle(ctx)
 	return title
 }
 
-func (t *Page) cachedURLTitle() (string, string) {
+// CachedURLTitle returns the URL and title last seen, without asking the
+// page.
+func (t *Page) CachedURLTitle() (string, string) {
 	t.evMu.Lock()
 	defer t.evMu.Unlock()
 	return t.url, t.title
 }
 
-// urlTitle reads location.href and document.title (Runtime.evaluate),
+// URLTitle reads location.href and document.title (Runtime.evaluate),
 // falling back to the last known values when the page cannot answer.
-func (t *Page) urlTitle(ctx context.Context) (string, string) {
+func (t *Page) URLTitle(ctx context.Context) (string, string) {
 	if t.PendingDialog() == nil {
 		var v struct{ U, T string }
-		if err := t.evalJSON(ctx, `({U: location.href, T: document.title})`, &v); err == nil {
+		if err := t.EvalJSON(ctx, `({U: location.href, T: document.title})`, &v); err == nil {
 			t.evMu.Lock()
 			t.url, t.title = v.U, v.T
 			t.evMu.Unlock()
 		}
 	}
-	return t.cachedURLTitle()
+	return t.CachedURLTitle()
 }
 
-// evalJSON evaluates expr in the top frame (Runtime.evaluate, awaiting
+// EvalJSON evaluates expr in the top frame (Runtime.evaluate, awaiting
 // promises, by value) and decodes the result into out.
-func (t *Page) evalJSON(ctx context.Context, expr string, out any) error {
+func (t *Page) EvalJSON(ctx context.Context, expr string, out any) error {
 	var res runtime.EvaluateResult
-	err := t.blocking(ctx, func(ctx context.Context) error {
+	err := t.Blocking(ctx, func(ctx context.Context) error {
 		var err error
 		res, err = cdp.Call(ctx, t.target, runtime.Evaluate, runtime.EvaluateParams{
 			Expression: expr, ReturnByValue: new(true), AwaitPromise: new(true), UserGesture: new(true),
@@ -253,10 +255,10 @@ func (t *Page) evalJSON(ctx context.Context, expr string, out any) error {
 		return err
 	})
 	if err != nil {
-		return evalErr(err)
+		return EvalErr(err)
 	}
 	if res.ExceptionDetails != nil {
-		return &Error{Code: errcode.ScriptError, Msg: "page script error: " + exceptionText(res.ExceptionDetails)}
+		return &Error{Code: errcode.ScriptError, Msg: "page script error: " + ExceptionText(res.ExceptionDetails)}
 	}
 	if out == nil || res.Result == nil {
 		return nil
@@ -271,15 +273,19 @@ func (t *Page) evalJSON(ctx context.Context, expr string, out any) error {
 	return nil
 }
 
-func evalErr(err error) error {
-	var dpe *dialogPendingError
-	if asDialog(err, &dpe) {
-		return dialogBlocked(dpe.d, "be acted on")
+// EvalErr turns the error of an evaluation into a coded one: a pending
+// dialog is not_actionable with its hint, the rest as CDPErr.
+func EvalErr(err error) error {
+	var dpe *DialogPendingError
+	if AsDialog(err, &dpe) {
+		return DialogBlocked(dpe.Dialog, "be acted on")
 	}
-	return cdpErr("evaluate", err)
+	return CDPErr("evaluate", err)
 }
 
-func exceptionText(d *runtime.ExceptionDetails) string {
+// ExceptionText is the first line of a thrown exception's description
+// (Runtime.ExceptionDetails), or its text.
+func ExceptionText(d *runtime.ExceptionDetails) string {
 	if d.Exception != nil && d.Exception.Description != "" {
 		s := d.Exception.Description
 		if i := strings.Index(s, "\n    at "); i > 0 {
@@ -290,8 +296,8 @@ func exceptionText(d *runtime.ExceptionDetails) string {
 	return d.Text
 }
 
-// probe reports whether the page answers a trivial evaluation within d.
-func (t *Page) probe(d time.Duration) bool {
+// Probe reports whether the page answers a trivial evaluation within d.
+func (t *Page) Probe(d time.Duration) bool {
 	if !t.Alive() {
 		return false
 	}
@@ -313,9 +319,9 @@ func (t *Page) probe(d time.Duration) bool {
 	return err == nil
 }
 
-// lastURL is the top document's URL as the last Page.frameNavigated or
+// LastURL is the top document's URL as the last Page.frameNavigated or
 // navigatedWithinDocument gave it, without asking the page.
-func (t *Page) lastURL() string {
+func (t *Page) LastURL() string {
 	t.evMu.Lock()
 	defer t.evMu.Unlock()
 	return t.url

@@ -1,4 +1,4 @@
-package tabs
+package pagecore
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/tabpilot/tabpilot/internal/msg"
 )
 
 // The "settled" wait (the default of open, goto and of actions that
@@ -23,9 +24,9 @@ import (
 const (
 	settleQuiet = 100 * time.Millisecond
 	settleMax   = 500 * time.Millisecond
-	// navLoadWait bounds how long an action that navigated waits for the
+	// NavLoadWait bounds how long an action that navigated waits for the
 	// new document's load event before its settle.
-	navLoadWait = 5 * time.Second
+	NavLoadWait = 5 * time.Second
 	// settleWorld and settleBinding name the isolated world of settle.js
 	// and the binding it reports mutations through.
 	settleWorld   = "tabpilot-settle"
@@ -92,11 +93,11 @@ func (s *settleState) waitLocked() <-chan struct{} {
 // (Page.addScriptToEvaluateOnNewDocument with worldName).
 func (t *Page) installSettle(ctx context.Context) error {
 	if _, err := cdp.Call(ctx, t.target, runtime.AddBinding, runtime.AddBindingParams{Name: settleBinding, ExecutionContextName: settleWorld}); err != nil {
-		return cdpErr("install settle binding", err)
+		return CDPErr("install settle binding", err)
 	}
 	src := strings.ReplaceAll(settleJS, "__MAX__", strconv.Itoa(int(settleMax/time.Millisecond)))
 	if _, err := cdp.Call(ctx, t.target, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: src, WorldName: settleWorld}); err != nil {
-		return cdpErr("install settle script", err)
+		return CDPErr("install settle script", err)
 	}
 	return nil
 }
@@ -123,7 +124,7 @@ func (t *Page) onSettleEventLocked(ev any) {
 			s.loaded, s.loadAt, s.mutated = ev.LoaderID, now, time.Time{}
 			s.mutations, s.requests = 0, 0
 			s.kickLocked(now)
-			t.env.goFn(t.prepareObservation)
+			t.env.Go(t.prepareObservation)
 		}
 	case *network.EventRequestWillBeSent:
 		switch ev.Type {
@@ -171,7 +172,7 @@ func (t *Page) onSettleEventLocked(ev any) {
 	}
 }
 
-// awaitSettled waits until the committed top document has fired load
+// AwaitSettled waits until the committed top document has fired load
 // (at most loadLimit from the call) and then settled: settleQuiet with no
 // fetch, XHR or frame document in flight, no such request starting or
 // ending and no DOM mutation (settle.js), at most settleMax past load. A
@@ -180,18 +181,18 @@ func (t *Page) onSettleEventLocked(ev any) {
 // handles opens, the tab dies or ctx ends; and with a note naming what
 // was still busy when a limit ran out. Everything it waits on is an event
 // (Network.*, Page.lifecycleEvent, Runtime.bindingCalled).
-func (t *Page) awaitSettled(ctx context.Context, loadLimit time.Duration) string {
+func (t *Page) AwaitSettled(ctx context.Context, loadLimit time.Duration) string {
 	return t.awaitQuiet(ctx, loadLimit, false)
 }
 
-// awaitRouteSettled waits, after an action that navigated within the top
+// AwaitRouteSettled waits, after an action that navigated within the top
 // document (a single-page app's route change), as awaitSettled does, but
 // counted from the route change (Page.navigatedWithinDocument) instead of
 // load: settleQuiet with nothing in flight, starting, ending or mutating
 // (settle.js reports mutations for settleMax after each click, key press
 // or submit), at most settleMax past the route change.
-func (t *Page) awaitRouteSettled(ctx context.Context) string {
-	return t.awaitQuiet(ctx, navLoadWait, true)
+func (t *Page) AwaitRouteSettled(ctx context.Context) string {
+	return t.awaitQuiet(ctx, NavLoadWait, true)
 }
 
 // awaitQuiet is awaitSettled, counted from load, or with route from the
@@ -233,7 +234,7 @@ func (t *Page) awaitQuiet(ctx context.Context, loadLimit time.Duration, route bo
 				if q >= settleQuiet {
 					after, muts, reqs := now.Sub(start), s.mutations, s.requests
 					t.evMu.Unlock()
-					t.env.log.Debug("settled", "tab", t.name, "route", route, "after", after, "mutations", muts, "requests", reqs)
+					t.env.Log.Debug("settled", "tab", t.name, "route", route, "after", after, "mutations", muts, "requests", reqs)
 					return ""
 				}
 				wait = settleQuiet - q
@@ -274,7 +275,7 @@ func (t *Page) settleNote() string {
 	t.evMu.Lock()
 	urls := make([]string, 0, len(t.st.busy))
 	for _, r := range t.st.busy {
-		urls = append(urls, trim(r.url, 120))
+		urls = append(urls, msg.Trim(r.url, 120))
 	}
 	mutating := !t.st.mutated.IsZero() && time.Since(t.st.mutated) < settleQuiet
 	t.evMu.Unlock()

@@ -1,4 +1,4 @@
-package tabs
+package pagecore
 
 import (
 	"context"
@@ -68,11 +68,11 @@ func (x *extras) waitLocked() <-chan struct{} {
 // events. It is called once the tab's target is attached.
 func (t *Page) installHooks(ctx context.Context) error {
 	if err := chromedp.Listen(t.ctx, t.onHookEvent); err != nil {
-		return cdpErr("listen", err)
+		return CDPErr("listen", err)
 	}
-	if t.env.headless {
+	if t.env.Headless {
 		if err := t.enableDownloads(ctx); err != nil {
-			t.env.log.Warn("enable downloads", "tab", t.name, "err", err)
+			t.env.Log.Warn("enable downloads", "tab", t.name, "err", err)
 		}
 	}
 	return nil
@@ -94,8 +94,8 @@ func (t *Page) onHookEvent(ev any) {
 		}
 		t.x.opened[info.TargetID] = true
 		t.x.mu.Unlock()
-		if t.env.popup != nil {
-			t.env.popup(info)
+		if t.env.Popup != nil {
+			t.env.Popup(info)
 		}
 	case *page.EventFrameAttached:
 		t.x.mu.Lock()
@@ -121,8 +121,8 @@ func (t *Page) ownsFrame(id cdp.FrameID) bool {
 	return t.x.frames[id]
 }
 
-// sleepCtx waits d or until ctx ends; it reports whether d passed.
-func sleepCtx(ctx context.Context, d time.Duration) bool {
+// SleepCtx waits d or until ctx ends; it reports whether d passed.
+func SleepCtx(ctx context.Context, d time.Duration) bool {
 	tm := time.NewTimer(d)
 	defer tm.Stop()
 	select {
@@ -133,14 +133,14 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-// unmarshalEvent decodes the raw parameters of a subscribed event.
-func unmarshalEvent(raw jsonv2.Value, v any) error { return jsonv2.Unmarshal(raw, v) }
+// UnmarshalEvent decodes the raw parameters of a subscribed event.
+func UnmarshalEvent(raw jsonv2.Value, v any) error { return jsonv2.Unmarshal(raw, v) }
 
-// dialogBlock returns not_actionable when a dialog that no policy handles
+// DialogBlock returns not_actionable when a dialog that no policy handles
 // blocks the page (renderer-side CDP calls would hang), else nil.
-func (t *Page) dialogBlock() error {
+func (t *Page) DialogBlock() error {
 	if d := t.PendingDialog(); d != nil && t.dialogs == "" {
-		return evalErr(&dialogPendingError{d})
+		return EvalErr(&DialogPendingError{d})
 	}
 	return nil
 }

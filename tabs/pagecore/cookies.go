@@ -1,4 +1,4 @@
-package tabs
+package pagecore
 
 import (
 	"context"
@@ -50,7 +50,7 @@ func fromCDPCookie(c *network.Cookie) Cookie {
 func (t *Page) Cookies(ctx context.Context, urls []string) ([]Cookie, error) {
 	res, err := cdp.Call(ctx, t.target, network.GetCookies, network.GetCookiesParams{URLs: urls})
 	if err != nil {
-		return nil, cdpErr("get cookies", err)
+		return nil, CDPErr("get cookies", err)
 	}
 	return sortCookies(res.Cookies), nil
 }
@@ -64,7 +64,7 @@ func (t *Page) AllCookies(ctx context.Context) ([]Cookie, error) {
 			res, err = cdp.Call(ctx, c.Browser, storage.GetCookies, storage.GetCookiesParams{})
 		}
 		if err != nil {
-			return nil, cdpErr("get all cookies", err)
+			return nil, CDPErr("get all cookies", err)
 		}
 	}
 	return sortCookies(res.Cookies), nil
@@ -140,7 +140,7 @@ func (t *Page) SetCookie(ctx context.Context, c Cookie) error {
 	})
 	if err != nil {
 		if ctx.Err() != nil {
-			return cdpErr("set cookie", err)
+			return CDPErr("set cookie", err)
 		}
 		return Errorf(errcode.BadRequest, "the browser refused cookie %q: %v", c.Name, err)
 	}
@@ -151,7 +151,7 @@ func (t *Page) SetCookie(ctx context.Context, c Cookie) error {
 // (Network.clearBrowserCookies).
 func (t *Page) ClearCookies(ctx context.Context) error {
 	if _, err := cdp.Call(ctx, t.target, network.ClearBrowserCookies, cdp.Empty{}); err != nil {
-		return cdpErr("clear cookies", err)
+		return CDPErr("clear cookies", err)
 	}
 	return nil
 }
@@ -178,11 +178,11 @@ func (t *Page) SetHeaders(ctx context.Context, headers map[string]string) error 
 		extra[k] = v
 	}
 	if _, err := cdp.Call(ctx, t.target, network.SetExtraHTTPHeaders, network.SetExtraHTTPHeadersParams{Headers: extra}); err != nil {
-		return cdpErr("set headers", err)
+		return CDPErr("set headers", err)
 	}
 	if ua != "" {
 		if _, err := cdp.Call(ctx, t.target, emulation.SetUserAgentOverride, emulation.SetUserAgentOverrideParams{UserAgent: ua}); err != nil {
-			return cdpErr("set user agent", err)
+			return CDPErr("set user agent", err)
 		}
 	}
 	return nil
@@ -225,7 +225,7 @@ func (t *Page) StorageState(ctx context.Context) (*StorageState, error) {
 	}
 	const read = `(() => { let items = []; try { for (let i = 0; i < localStorage.length; i++) { const k = localStorage.key(i); items.push([k, localStorage.getItem(k)]); } } catch (e) {}
  return {origin: location.origin, items}; })()`
-	if err := t.evalJSON(ctx, read, &o); err != nil {
+	if err := t.EvalJSON(ctx, read, &o); err != nil {
 		return nil, err
 	}
 	if o.Origin != "" && o.Origin != "null" && len(o.Items) > 0 {
@@ -270,7 +270,7 @@ func (t *Page) SetStorageState(ctx context.Context, raw json.RawMessage) error {
 	if len(params) > 0 {
 		if _, err := cdp.Call(ctx, t.target, network.SetCookies, network.SetCookiesParams{Cookies: params}); err != nil {
 			if ctx.Err() != nil {
-				return cdpErr("set cookies", err)
+				return CDPErr("set cookies", err)
 			}
 			return Errorf(errcode.BadRequest, "the browser refused the storage state's cookies: %v", err)
 		}
@@ -306,13 +306,13 @@ func (t *Page) SetStorageState(ctx context.Context, raw json.RawMessage) error {
  try { if (sessionStorage.getItem(%q) === %q) return; for (const [k, v] of items) localStorage.setItem(k, v); sessionStorage.setItem(%q, %q); } catch (e) {} })();`,
 		js, storageFlag, nonce, storageFlag, nonce)
 	var res page.AddScriptToEvaluateOnNewDocumentResult
-	err = t.blocking(ctx, func(ctx context.Context) error {
+	err = t.Blocking(ctx, func(ctx context.Context) error {
 		var err error
 		res, err = cdp.Call(ctx, t.target, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: src, RunImmediately: new(true)})
 		return err
 	})
 	if err != nil {
-		return evalErr(err)
+		return EvalErr(err)
 	}
 	t.x.mu.Lock()
 	t.x.storageScripts = append(t.x.storageScripts, res.Identifier)

@@ -1,7 +1,8 @@
-package tabs
+package pagecore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -51,7 +52,7 @@ func (t *Page) dialogLoop() {
 		_, err := cdp.Call(ctx, t.target, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: accept, PromptText: d.DefaultValue})
 		cancel()
 		if err != nil {
-			t.env.log.Warn("handle dialog", "tab", t.name, "err", err)
+			t.env.Log.Warn("handle dialog", "tab", t.name, "err", err)
 			continue
 		}
 		h := *d
@@ -101,7 +102,7 @@ func (t *Page) HandleDialog(ctx context.Context, accept bool, promptText *string
 		p.PromptText = d.DefaultValue
 	}
 	if _, err := cdp.Call(ctx, t.target, page.HandleJavaScriptDialog, p); err != nil {
-		return cdpErr("handle dialog", err)
+		return CDPErr("handle dialog", err)
 	}
 	t.evMu.Lock()
 	t.dialog = nil
@@ -115,21 +116,21 @@ func (t *Page) dialogSignal() <-chan struct{} {
 	return t.dialogSig
 }
 
-// errDialogPending is returned by blocking when a dialog opened and no
+// DialogPendingError is returned by blocking when a dialog opened and no
 // policy handles it; the action's effect happened, and the dialog waits.
-type dialogPendingError struct{ d *Dialog }
+type DialogPendingError struct{ Dialog *Dialog }
 
-func (e *dialogPendingError) Error() string {
-	return fmt.Sprintf("%s dialog is open: %q", e.d.Article(), e.d.Message)
+func (e *DialogPendingError) Error() string {
+	return fmt.Sprintf("%s dialog is open: %q", e.Dialog.Article(), e.Dialog.Message)
 }
 
-// blocking runs a CDP call that a JavaScript dialog can block (input
+// Blocking runs a CDP call that a JavaScript dialog can block (input
 // events, evaluation, navigation). If a dialog opens while it waits and the
 // tab has no dialog policy, it returns at once with *dialogPendingError;
 // the call finishes when the dialog is handled.
-func (t *Page) blocking(ctx context.Context, fn func(ctx context.Context) error) error {
+func (t *Page) Blocking(ctx context.Context, fn func(ctx context.Context) error) error {
 	if d := t.PendingDialog(); d != nil && t.dialogs == "" {
-		return &dialogPendingError{d}
+		return &DialogPendingError{d}
 	}
 	sig := t.dialogSignal()
 	errc := make(chan error, 1)
@@ -144,7 +145,7 @@ func (t *Page) blocking(ctx context.Context, fn func(ctx context.Context) error)
 				continue
 			}
 			if d := t.PendingDialog(); d != nil {
-				return &dialogPendingError{d}
+				return &DialogPendingError{d}
 			}
 			sig = t.dialogSignal()
 		case <-ctx.Done():
@@ -156,9 +157,13 @@ func (t *Page) blocking(ctx context.Context, fn func(ctx context.Context) error)
 // dialogHint says how to answer a pending JavaScript dialog.
 const dialogHint = "Answer the dialog first: tab.acceptDialog(text?) or tab.dismissDialog() in a run (CLI: tabpilot dialog accept [TEXT], or dialog dismiss), or open the tab with a dialog policy (dialogs: accept or dismiss)."
 
-// dialogBlocked is the not_actionable error of an action (what it could
+// DialogBlocked is the not_actionable error of an action (what it could
 // not do: "be acted on", "be observed") that a pending JavaScript dialog
 // blocks.
-func dialogBlocked(d *Dialog, doing string) *Error {
+func DialogBlocked(d *Dialog, doing string) *Error {
 	return &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("%s dialog is open (%q), and the page cannot %s until it is answered", d.Article(), d.Message, doing), Hint: dialogHint}
 }
+
+// AsDialog reports whether err is, or wraps, a *DialogPendingError, and
+// sets target to it.
+func AsDialog(err error, target **DialogPendingError) bool { return errors.As(err, target) }

@@ -1,4 +1,4 @@
-package tabs
+package pagecore
 
 import (
 	"context"
@@ -46,10 +46,10 @@ func Errorf(code errcode.Code, format string, args ...any) *Error {
 	return &Error{Code: code, Msg: err.Error(), Err: errors.Unwrap(err)}
 }
 
-// cdpErr turns an error from a CDP call into a coded error: a deadline is a
+// CDPErr turns an error from a CDP call into a coded error: a deadline is a
 // timeout, a detached target or lost browser is not_alive, anything else
 // keeps its code or becomes internal. what names the operation.
-func cdpErr(what string, err error) error {
+func CDPErr(what string, err error) error {
 	if err == nil {
 		return nil
 	}

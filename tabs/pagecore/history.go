@@ -1,4 +1,4 @@
-package tabs
+package pagecore
 
 import (
 	"context"
@@ -35,7 +35,7 @@ func (t *Page) Forward(ctx context.Context) (*NavResult, error) {
 // fresh, as the reload button does) and waits until the new document has
 // loaded, as Back does. Errors: timeout, not_alive.
 func (t *Page) Reload(ctx context.Context) (*NavResult, error) {
-	if err := t.dialogBlock(); err != nil {
+	if err := t.DialogBlock(); err != nil {
 		return nil, err
 	}
 	return t.historyNav(ctx, "reload", t.currentURL(ctx), func(ctx context.Context) error {
@@ -45,12 +45,12 @@ func (t *Page) Reload(ctx context.Context) (*NavResult, error) {
 }
 
 func (t *Page) history(ctx context.Context, what string, delta int) (*NavResult, error) {
-	if err := t.dialogBlock(); err != nil {
+	if err := t.DialogBlock(); err != nil {
 		return nil, err
 	}
 	h, err := cdp.Call(ctx, t.target, page.GetNavigationHistory, cdp.Empty{})
 	if err != nil {
-		return nil, cdpErr(what, err)
+		return nil, CDPErr(what, err)
 	}
 	i := int(h.CurrentIndex) + delta
 	// The blank page a tab starts on (its first entry, about:blank) is
@@ -84,11 +84,11 @@ func (t *Page) historyNav(ctx context.Context, what, dest string, start func(ctx
 	within, stop2 := t.target.Subscribe(page.NavigatedWithinDocument.Method)
 	defer stop2()
 	out := &NavResult{URL: dest}
-	err := t.blocking(ctx, start)
-	var dpe *dialogPendingError
+	err := t.Blocking(ctx, start)
+	var dpe *DialogPendingError
 	switch {
-	case asDialog(err, &dpe):
-		out.Dialog = dpe.d // a beforeunload prompt holds the navigation
+	case AsDialog(err, &dpe):
+		out.Dialog = dpe.Dialog // a beforeunload prompt holds the navigation
 		return out, nil
 	case err != nil && ctx.Err() != nil:
 		return nil, &Error{Code: errcode.Timeout, Msg: fmt.Sprintf("%s to %s: no response within the timeout", what, dest), Err: ctx.Err()}
@@ -106,7 +106,7 @@ wait:
 				continue
 			}
 			var ev page.EventFrameNavigated
-			if unmarshalEvent(raw, &ev) == nil && ev.Frame != nil && ev.Frame.ParentID == "" {
+			if UnmarshalEvent(raw, &ev) == nil && ev.Frame != nil && ev.Frame.ParentID == "" {
 				loader = ev.Frame.LoaderID
 				break wait
 			}
@@ -116,7 +116,7 @@ wait:
 				continue
 			}
 			var ev page.EventNavigatedWithinDocument
-			if unmarshalEvent(raw, &ev) == nil && ev.FrameID == cdp.FrameID(t.targetID) {
+			if UnmarshalEvent(raw, &ev) == nil && ev.FrameID == cdp.FrameID(t.targetID) {
 				break wait
 			}
 		case <-sig:
@@ -134,7 +134,7 @@ wait:
 	// The load is waited for as long as an action that navigates waits
 	// for it (navLoadWait): a page whose image never ends is returned as
 	// it is, with a note, not after the whole timeout.
-	lctx, cancel := context.WithTimeout(ctx, navLoadWait)
+	lctx, cancel := context.WithTimeout(ctx, NavLoadWait)
 	err = t.waitReadyState(lctx, "load")
 	cancel()
 	if err != nil {
@@ -144,7 +144,7 @@ wait:
 		t.evMu.Lock()
 		out.Status = t.docStatus[loader]
 		t.evMu.Unlock()
-		out.Notes = append(out.Notes, fmt.Sprintf("the page had not fired load within %v; returned it as it was", navLoadWait))
+		out.Notes = append(out.Notes, fmt.Sprintf("the page had not fired load within %v; returned it as it was", NavLoadWait))
 		out.URL = t.currentURL(ctx)
 		return out, nil
 	}
@@ -152,7 +152,7 @@ wait:
 		t.evMu.Lock()
 		out.Status = t.docStatus[loader]
 		t.evMu.Unlock()
-		if note := t.awaitSettled(ctx, navLoadWait); note != "" {
+		if note := t.AwaitSettled(ctx, NavLoadWait); note != "" {
 			out.Notes = append(out.Notes, note)
 		}
 	}

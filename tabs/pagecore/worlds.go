@@ -1,4 +1,4 @@
-package tabs
+package pagecore
 
 import (
 	"context"
@@ -16,28 +16,28 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// obsFrame is a frame to walk.
-type obsFrame struct {
-	id     cdp.FrameID
-	loader cdp.LoaderID
-	sess   *chromedp.Target
+// Frame is a frame to walk.
+type Frame struct {
+	ID     cdp.FrameID
+	Loader cdp.LoaderID
+	Sess   *chromedp.Target
 	// session is the CDP session id of an out-of-process iframe's target,
 	// empty for the page's frames.
-	session   string
-	url, name string
-	parent    cdp.FrameID
-	owner     cdp.BackendNodeID
-	top       bool
+	Session   string
+	URL, Name string
+	Parent    cdp.FrameID
+	Owner     cdp.BackendNodeID
+	Top       bool
 }
 
-// frames lists the frames of the page: the page target's frame tree, and
+// Frames lists the frames of the page: the page target's frame tree, and
 // the frame trees of its out-of-process iframes (Target.getTargets:
 // iframe targets whose parent frame is one of the page's, in turn),
 // leaving out error pages (a frame that failed to load). It returns a func
 // that waits for the backend node ids of the child frames' <iframe>s
 // (DOM.getFrameOwner in their parents), looked up meanwhile. With drop, it
 // detaches from the out-of-process iframes that are gone.
-func (t *Page) frames(ctx context.Context, drop bool) ([]*obsFrame, func(), error) {
+func (t *Page) Frames(ctx context.Context, drop bool) ([]*Frame, func(), error) {
 	var infos []*target.Info
 	var wg sync.WaitGroup
 	if browser := chromedp.FromContext(t.ctx).Browser; browser != nil {
@@ -50,27 +50,27 @@ func (t *Page) frames(ctx context.Context, drop bool) ([]*obsFrame, func(), erro
 	tree, err := cdp.Call(ctx, t.target, page.GetFrameTree, cdp.Empty{})
 	wg.Wait()
 	if err != nil {
-		return nil, nil, cdpErr("get frame tree", err)
+		return nil, nil, CDPErr("get frame tree", err)
 	}
-	var out []*obsFrame
-	byID := map[cdp.FrameID]*obsFrame{}
+	var out []*Frame
+	byID := map[cdp.FrameID]*Frame{}
 	var add func(ft *page.FrameTree, sess *chromedp.Target, session string, parent cdp.FrameID, top bool)
 	add = func(ft *page.FrameTree, sess *chromedp.Target, session string, parent cdp.FrameID, top bool) {
 		if ft == nil || ft.Frame == nil {
 			return
 		}
-		f := &obsFrame{id: ft.Frame.ID, loader: ft.Frame.LoaderID, sess: sess, session: session, parent: parent, top: top}
+		f := &Frame{ID: ft.Frame.ID, Loader: ft.Frame.LoaderID, Sess: sess, Session: session, Parent: parent, Top: top}
 		if !top {
-			f.url, f.name = ft.Frame.URL, ft.Frame.Name
+			f.URL, f.Name = ft.Frame.URL, ft.Frame.Name
 		}
-		if old := byID[f.id]; old != nil {
+		if old := byID[f.ID]; old != nil {
 			*old = *f // an out-of-process frame replaces its placeholder
 		} else {
 			out = append(out, f)
-			byID[f.id] = f
+			byID[f.ID] = f
 		}
 		for _, c := range ft.ChildFrames {
-			add(c, sess, session, f.id, false)
+			add(c, sess, session, f.ID, false)
 		}
 	}
 	add(tree.FrameTree, t.target, "", "", true)
@@ -89,12 +89,12 @@ func (t *Page) frames(ctx context.Context, drop bool) ([]*obsFrame, func(), erro
 			}
 			attached[ti.TargetID] = true
 			progress = true
-			of, err := t.attachFrame(ctx, ti, pf.sess)
+			of, err := t.attachFrame(ctx, ti, pf.Sess)
 			if err != nil {
 				if ctx.Err() != nil {
-					return nil, nil, cdpErr("attach to iframe", ctx.Err())
+					return nil, nil, CDPErr("attach to iframe", ctx.Err())
 				}
-				t.env.log.Debug("attach iframe", "tab", t.name, "url", ti.URL, "err", err)
+				t.env.Log.Debug("attach iframe", "tab", t.name, "url", ti.URL, "err", err)
 				continue
 			}
 			live[ti.TargetID] = true
@@ -110,7 +110,7 @@ func (t *Page) frames(ctx context.Context, drop bool) ([]*obsFrame, func(), erro
 	}
 	kept := out[:0]
 	for _, f := range out {
-		if f.top || !strings.HasPrefix(f.url, "chrome-error:") {
+		if f.Top || !strings.HasPrefix(f.URL, "chrome-error:") {
 			kept = append(kept, f)
 		}
 	}
@@ -119,38 +119,38 @@ func (t *Page) frames(ctx context.Context, drop bool) ([]*obsFrame, func(), erro
 	// The owners of the child frames, concurrently with the walks.
 	var owners sync.WaitGroup
 	for _, f := range out {
-		if f.top {
+		if f.Top {
 			continue
 		}
-		p := byID[f.parent]
+		p := byID[f.Parent]
 		if p == nil {
 			continue
 		}
 		owners.Go(func() {
-			r, err := cdp.Call(ctx, p.sess, dom.GetFrameOwner, dom.GetFrameOwnerParams{FrameID: f.id})
+			r, err := cdp.Call(ctx, p.Sess, dom.GetFrameOwner, dom.GetFrameOwnerParams{FrameID: f.ID})
 			if err == nil {
-				f.owner = r.BackendNodeID
+				f.Owner = r.BackendNodeID
 			}
 		})
 	}
 	return out, owners.Wait, nil
 }
 
-// obsWorld is the walker's isolated world in a document, and the backend
+// World is the walker's isolated world in a document, and the backend
 // node id of that document (for DOMDebugger.getEventListeners, which is
 // asked in the document's main world; see listenerNodes).
-type obsWorld struct {
-	ctxID runtime.ExecutionContextID
-	doc   cdp.BackendNodeID
+type World struct {
+	CtxID runtime.ExecutionContextID
+	Doc   cdp.BackendNodeID
 }
 
 // worldGroup is the object group of the kept document objects.
 const worldGroup = "tabpilot-world"
 
-// world returns the walker's isolated world in a frame
+// World returns the walker's isolated world in a frame
 // (Page.createIsolatedWorld), made once per document.
-func (t *Page) world(ctx context.Context, f *obsFrame, fresh bool) (obsWorld, error) {
-	k := worldKey{session: f.sess.SessionID, frame: f.id, loader: f.loader}
+func (t *Page) World(ctx context.Context, f *Frame, fresh bool) (World, error) {
+	k := WorldKey{Session: f.Sess.SessionID, Frame: f.ID, Loader: f.Loader}
 	for {
 		t.ob.mu.Lock()
 		w, ok := t.ob.worlds[k]
@@ -164,7 +164,7 @@ func (t *Page) world(ctx context.Context, f *obsFrame, fresh bool) (obsWorld, er
 			// preparation at load, an observation) waits for it.
 			done := make(chan struct{})
 			if t.ob.making == nil {
-				t.ob.making = map[worldKey]chan struct{}{}
+				t.ob.making = map[WorldKey]chan struct{}{}
 			}
 			t.ob.making[k] = done
 			t.ob.mu.Unlock()
@@ -182,32 +182,34 @@ func (t *Page) world(ctx context.Context, f *obsFrame, fresh bool) (obsWorld, er
 		select {
 		case <-making:
 		case <-ctx.Done():
-			return obsWorld{}, ctx.Err()
+			return World{}, ctx.Err()
 		}
 	}
-	r, err := cdp.Call(ctx, f.sess, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: f.id, WorldName: "tabpilot"})
+	r, err := cdp.Call(ctx, f.Sess, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: f.ID, WorldName: "tabpilot"})
 	if err != nil {
-		return obsWorld{}, err
+		return World{}, err
 	}
 	// The walker is compiled once per world, where page scripts cannot
 	// reach it; each observation then sends a one-line stub.
 	// The document comes back deep-serialized, for its backend node id.
-	doc, err := cdp.Call(ctx, f.sess, runtime.Evaluate, runtime.EvaluateParams{Expression: "(globalThis.__tpWalk = (" + walkerJS + "\n), document)",
+	doc, err := cdp.Call(ctx, f.Sess, runtime.Evaluate, runtime.EvaluateParams{Expression: "(globalThis.__tpWalk = (" + t.env.WorldScript + "\n), document)",
 		ContextID: r.ExecutionContextID, ObjectGroup: worldGroup, SerializationOptions: docSerialization})
 	if err != nil {
-		return obsWorld{}, err
+		return World{}, err
 	}
-	var dn deepNode
+	var dn struct {
+		BackendNodeID cdp.BackendNodeID `json:"backendNodeId"`
+	}
 	if doc.Result == nil || doc.Result.DeepSerializedValue == nil || jsonv2.Unmarshal(doc.Result.DeepSerializedValue.Value, &dn) != nil || dn.BackendNodeID == 0 {
-		return obsWorld{}, errors.New("no document in the frame")
+		return World{}, errors.New("no document in the frame")
 	}
-	w := obsWorld{ctxID: r.ExecutionContextID, doc: dn.BackendNodeID}
+	w := World{CtxID: r.ExecutionContextID, Doc: dn.BackendNodeID}
 	t.ob.mu.Lock()
 	if t.ob.worlds == nil {
-		t.ob.worlds = map[worldKey]obsWorld{}
+		t.ob.worlds = map[WorldKey]World{}
 	}
 	t.ob.worlds[k] = w
-	if f.top {
+	if f.Top {
 		t.ob.topWorld = k
 	}
 	t.ob.mu.Unlock()
@@ -232,29 +234,29 @@ func (t *Page) prepareObservation() {
 	defer t.ob.preparing.Store(false)
 	ctx, cancel := context.WithTimeout(t.ctx, prepareWait)
 	defer cancel()
-	frames, _, err := t.frames(ctx, false)
+	frames, _, err := t.Frames(ctx, false)
 	if err != nil {
 		return
 	}
-	byID := make(map[cdp.FrameID]*obsFrame, len(frames))
+	byID := make(map[cdp.FrameID]*Frame, len(frames))
 	for _, f := range frames {
-		byID[f.id] = f
+		byID[f.ID] = f
 	}
 	var wg sync.WaitGroup
 	for _, f := range frames {
-		if p := byID[f.parent]; f.top || p == nil || p.sess != f.sess {
-			wg.Go(func() { _, _ = t.world(ctx, f, false) })
+		if p := byID[f.Parent]; f.Top || p == nil || p.Sess != f.Sess {
+			wg.Go(func() { _, _ = t.World(ctx, f, false) })
 		}
 	}
 	wg.Wait()
 }
 
-// pruneWorlds forgets the worlds of documents not in frames, and returns
+// PruneWorlds forgets the worlds of documents not in frames, and returns
 // the keys of those in frames.
-func (t *Page) pruneWorlds(frames []*obsFrame) map[worldKey]bool {
-	keep := map[worldKey]bool{}
+func (t *Page) PruneWorlds(frames []*Frame) map[WorldKey]bool {
+	keep := map[WorldKey]bool{}
 	for _, f := range frames {
-		keep[worldKey{session: f.sess.SessionID, frame: f.id, loader: f.loader}] = true
+		keep[WorldKey{Session: f.Sess.SessionID, Frame: f.ID, Loader: f.Loader}] = true
 	}
 	t.ob.mu.Lock()
 	for k := range t.ob.worlds {
@@ -264,4 +266,11 @@ func (t *Page) pruneWorlds(frames []*obsFrame) map[worldKey]bool {
 	}
 	t.ob.mu.Unlock()
 	return keep
+}
+
+// docSerialization asks for a node alone, with its backend node id.
+var docSerialization = &runtime.SerializationOptions{
+	Serialization:        runtime.SerializationOptionsSerializationDeep,
+	MaxDepth:             new(int64(0)),
+	AdditionalParameters: jsonv2.Value(`{"maxNodeDepth":0,"includeShadowTree":"none"}`),
 }

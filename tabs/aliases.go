@@ -1,0 +1,49 @@
+package tabs
+
+import (
+	"github.com/tabpilot/tabpilot/errcode"
+	"github.com/tabpilot/tabpilot/tabs/pagecore"
+)
+
+// The page core's types and errors, under the names callers of tabs use.
+type (
+	// Error is a tab failure with a stable code and an optional hint.
+	Error = pagecore.Error
+	// Dialog is a JavaScript dialog (Page.javascriptDialogOpening).
+	Dialog = pagecore.Dialog
+	// Popup is a page that a tab's page opened, registered as a tab.
+	Popup = pagecore.Popup
+	// Guard checks the destinations of navigations (the egress guard).
+	Guard = pagecore.Guard
+	// NavResult is the outcome of a navigation.
+	NavResult = pagecore.NavResult
+	// Download is a file the page downloaded.
+	Download = pagecore.Download
+	// Cookie is a browser cookie.
+	Cookie = pagecore.Cookie
+	// StorageState is a context's cookies and local storage.
+	StorageState = pagecore.StorageState
+	// StorageItem is one local storage entry.
+	StorageItem = pagecore.StorageItem
+	// Response is a network response a script waited for.
+	Response = pagecore.Response
+)
+
+// Sentinels callers branch on with errors.Is.
+var (
+	ErrBusy      = pagecore.ErrBusy
+	ErrNoSuchTab = pagecore.ErrNoSuchTab
+	ErrNotAlive  = pagecore.ErrNotAlive
+	ErrStale     = pagecore.ErrStale
+	ErrClosed    = pagecore.ErrClosed
+)
+
+// Errorf returns an *Error with code and a formatted message. A %w verb in
+// format sets the cause.
+func Errorf(code errcode.Code, format string, args ...any) *Error {
+	return pagecore.Errorf(code, format, args...)
+}
+
+// DefaultIdle is how long the network must stay quiet for
+// WaitForLoadState("networkidle") when no idle time is given.
+const DefaultIdle = pagecore.DefaultIdle

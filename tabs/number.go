@@ -1,0 +1,182 @@
+package tabs
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
+
+	"github.com/tabpilot/tabpilot/errcode"
+	"github.com/tabpilot/tabpilot/internal/msg"
+	"github.com/tabpilot/tabpilot/tabs/observe"
+	"github.com/tabpilot/tabpilot/tabs/pagecore"
+)
+
+// obsTabState is the observation state of a tab beside its numbering.
+type obsTabState struct {
+	mu sync.Mutex
+	// loadGaveUp is the top-level document (Page.navSeq) whose load an
+	// observation waited for in vain, when loadGaveUpSet.
+	loadGaveUp    int
+	loadGaveUpSet bool
+	// clickables are, by world, the nodes with click-like listeners as
+	// remote objects in that world, kept from one observation to the next
+	// (walkArgs).
+	clickables map[pagecore.WorldKey]*clickableSet
+	// lastActed is the element the latest action by number resolved.
+	lastActed observe.Ref
+}
+
+// navWait is how long resolving a number waits for a top-level
+// navigation that has started to commit (or stop) before it decides.
+const navWait = 3 * time.Second
+
+// resolveNumber resolves an element number from the tab's observations to
+// its node: DOM.resolveNode by backend node id on the session of the
+// node's frame (the page's, or an out-of-process iframe's). While a
+// top-level navigation is under way it waits (up to navWait) for it to
+// commit, so a number from the page being left is never used on it.
+// Errors: stale_element when the number was never given, its page
+// navigated, its frame or node is gone.
+func (t *Tab) resolveNumber(ctx context.Context, id int) (*element, error) {
+	return t.resolveNumberAs(ctx, id, false)
+}
+
+// resolveNumberAs is resolveNumber; with deferShown, what the node shows
+// is left in el.shown for the first actionability check to compare, in
+// its own call (locate), not in one more round trip.
+func (t *Tab) resolveNumberAs(ctx context.Context, id int, deferShown bool) (*element, error) {
+	deadline := time.Now().Add(navWait)
+	for {
+		pending, sig := t.CrossDocPending()
+		if !pending || sig == nil || time.Now().After(deadline) {
+			break
+		}
+		select {
+		case <-sig:
+		case <-ctx.Done():
+			return nil, pagecore.CDPErr("resolve element", ctx.Err())
+		case <-time.After(time.Until(deadline)):
+		}
+	}
+	if d := t.PendingDialog(); d != nil && t.DialogPolicy() == "" {
+		// The page is held by the dialog: nothing on it answers.
+		return nil, pagecore.EvalErr(&pagecore.DialogPendingError{Dialog: d})
+	}
+	t.mu.Lock()
+	ref, ok := t.num.Lookup(id)
+	t.mu.Unlock()
+	if !ok {
+		return nil, &Error{Code: errcode.StaleElement, Msg: fmt.Sprintf("element %d is not in the current observation (the page navigated, or the number was never given); observe again", id), Err: ErrStale}
+	}
+	pending, _ := t.CrossDocPending()
+	if pending {
+		return nil, &Error{Code: errcode.StaleElement, Msg: fmt.Sprintf("element %d belongs to the page being navigated away from; wait for the new page and observe again", id), Err: ErrStale}
+	}
+	sess := t.SessionFor(ref.Session)
+	if sess == nil {
+		return nil, &Error{Code: errcode.StaleElement, Msg: fmt.Sprintf("element %d was in a frame that is gone; observe again", id), Err: ErrStale}
+	}
+	res, err := cdp.Call(ctx, sess, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: ref.BackendNodeID})
+	if err != nil && ctx.Err() != nil {
+		return nil, pagecore.CDPErr("resolve element", err)
+	}
+	if err != nil || res.Object == nil || res.Object.ObjectID == "" {
+		return nil, &Error{Code: errcode.StaleElement, Msg: fmt.Sprintf("element %d is gone from the page; observe again", id), Err: ErrStale}
+	}
+	el := &element{obj: res.Object.ObjectID, desc: fmt.Sprintf("element %d", id), number: id, backend: ref.BackendNodeID}
+	if sess != t.Target() {
+		el.sess = sess
+	}
+	if deferShown {
+		el.shown = t.wantShown(el, ref)
+	} else if err := t.checkShown(ctx, el, ref); err != nil {
+		return nil, err
+	}
+	t.obs.mu.Lock()
+	t.obs.lastActed = ref
+	t.obs.mu.Unlock()
+	return el, nil
+}
+
+// shownWant is what a number showed when it was numbered: its Ref (whose
+// Row is the row key), its name and its label key.
+type shownWant struct {
+	ref       observe.Ref
+	name, key string
+}
+
+// wantShown returns what the node behind el must still show, or nil when
+// its number was in no list item or row and had no label.
+func (t *Tab) wantShown(el *element, ref observe.Ref) *shownWant {
+	t.mu.Lock()
+	name, key := t.num.Shown(el.number)
+	t.mu.Unlock()
+	if ref.Row == "" && key == "" {
+		return nil
+	}
+	return &shownWant{ref: ref, name: name, key: key}
+}
+
+// checkShown compares what the node behind element el shows with what it
+// showed when it was numbered (compareShown), in one call.
+func (t *Tab) checkShown(ctx context.Context, el *element, ref observe.Ref) error {
+	w := t.wantShown(el, ref)
+	if w == nil {
+		return nil
+	}
+	var now *shownNow
+	if err := t.callOn(ctx, el, shownJS, &now, w.key); err != nil {
+		return err
+	}
+	return compareShown(el, w, now)
+}
+
+// shownNow is what a numbered node shows now (shownJS): its row key, its
+// label key, and whether the label it had is now on another node of its
+// kind in its document or shadow root.
+type shownNow struct {
+	Row       string `json:"row"`
+	Label     string `json:"label"`
+	Elsewhere bool   `json:"elsewhere"`
+}
+
+// compareShown compares what a node shows now (nil: detached) with w: a
+// node that now shows another list item or row (a virtualised list
+// recycled it), or whose old label is now on another node (a list that
+// re-rendered its items in place: Delete Alice is now on the third
+// button), is stale_element, saying what it shows; a changed label of
+// its own (Follow, then Following) goes ahead, and el's description says
+// "was X, now Y".
+func compareShown(el *element, w *shownWant, now *shownNow) error {
+	if now == nil {
+		return &Error{Code: errcode.StaleElement, Msg: fmt.Sprintf("element %d is gone from the page; observe again", el.number), Err: ErrStale}
+	}
+	if now.Row != w.ref.Row {
+		shows := now.Row
+		if shows == "" {
+			shows = now.Label
+		}
+		shows = strings.TrimPrefix(shows, "=")
+		return &Error{Code: errcode.StaleElement, Err: ErrStale, Msg: fmt.Sprintf(
+			"element %d showed %q, and its node now shows %q (the list reused it for another item); observe again",
+			el.number, msg.Trim(strings.TrimPrefix(w.ref.Row, "="), 60), msg.Trim(shows, 60))}
+	}
+	if now.Label != w.key {
+		was := w.name
+		if was == "" {
+			was = w.key
+		}
+		if now.Elsewhere {
+			return &Error{Code: errcode.StaleElement, Err: ErrStale, Msg: fmt.Sprintf(
+				"element %d was %q, and its node now shows %q while another element shows %q (the page re-rendered its items in place); observe again",
+				el.number, msg.Trim(was, 60), msg.Trim(now.Label, 60), msg.Trim(w.key, 60))}
+		}
+		el.desc = fmt.Sprintf("element %d (was %q, now %q)", el.number, msg.Trim(was, 60), msg.Trim(now.Label, 60))
+	}
+	return nil
+}

@@ -1,0 +1,291 @@
+package pagecore
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+
+	"github.com/tabpilot/tabpilot/errcode"
+)
+
+// obsState is a tab's observation state beside its numbering (tab.go):
+// the sessions of its out-of-process iframes, the isolated worlds the
+// walker runs in, whether a top-level navigation is under way, and the
+// element last acted on.
+type obsState struct {
+	once sync.Once
+
+	mu sync.Mutex
+	// oopifs are the attached out-of-process iframe targets, by target
+	// id (which is the frame id of their top frame).
+	oopifs map[target.ID]*oopif
+	// worlds are the walker's isolated worlds, by session, frame and
+	// document.
+	worlds map[WorldKey]World
+	// making are the worlds being made, by key: closed when made (or
+	// not), so that a second caller waits instead of making another.
+	making map[WorldKey]chan struct{}
+	// topWorld is the key of the last top-level document's world.
+	topWorld WorldKey
+	// navPending is set when the top frame starts a cross-document
+	// navigation, and cleared when it commits or stops.
+	navPending bool
+	navSignal  chan struct{}
+	// unloadAsk is set while a beforeunload dialog of the top frame is
+	// open.
+	unloadAsk bool
+	// preparing is set while prepareObservation runs.
+	preparing atomic.Bool
+}
+
+// oopif is an attached out-of-process iframe target.
+type oopif struct {
+	cancel context.CancelFunc
+	t      *chromedp.Target
+	// parent is the session of the frame that holds its iframe (the page's
+	// target or another oopif's), and parentFrame that frame's id.
+	parent      *chromedp.Target
+	parentFrame cdp.FrameID
+}
+
+// WorldKey names the walker's isolated world of one document: its
+// session, frame and loader.
+type WorldKey struct {
+	Session target.SessionID
+	Frame   cdp.FrameID
+	Loader  cdp.LoaderID
+}
+
+// WatchNavigations installs the tab's observation listener, once.
+func (t *Page) WatchNavigations() {
+	t.ob.once.Do(func() {
+		t.ob.mu.Lock()
+		t.ob.navSignal = make(chan struct{})
+		t.ob.mu.Unlock()
+		if err := chromedp.Listen(t.ctx, t.onObserveEvent); err != nil {
+			t.env.Log.Warn("observe listener", "tab", t.name, "err", err)
+		}
+	})
+}
+
+// onObserveEvent tracks top-level navigations (Page.frameStartedNavigating,
+// Page.frameRequestedNavigation, the document request, Page.frameNavigated,
+// Page.frameStoppedLoading, and a beforeunload dialog dismissed:
+// Page.javascriptDialogClosed with result false). It runs in chromedp's read loop: it returns
+// fast and calls no CDP.
+func (t *Page) onObserveEvent(ev any) {
+	main := cdp.FrameID(t.targetID)
+	pending := -1 // -1 no change, 0 clear, 1 set
+	switch ev := ev.(type) {
+	case *page.EventFrameStartedNavigating:
+		if ev.FrameID == main {
+			switch ev.NavigationType {
+			case page.FrameStartedNavigatingNavigationTypeSameDocument, page.FrameStartedNavigatingNavigationTypeHistorySameDocument:
+			default:
+				pending = 1
+			}
+		}
+	case *page.EventFrameRequestedNavigation:
+		if ev.FrameID == main && ev.Disposition == page.ClientNavigationDispositionCurrentTab {
+			pending = 1
+		}
+	case *network.EventRequestWillBeSent:
+		if ev.Type == network.ResourceTypeDocument && ev.FrameID == main && ev.DocumentURL == ev.Request.URL {
+			pending = 1
+		}
+	case *page.EventFrameNavigated:
+		if ev.Frame != nil && ev.Frame.ParentID == "" {
+			pending = 0
+		}
+	case *page.EventFrameStoppedLoading:
+		if ev.FrameID == main {
+			pending = 0
+		}
+	case *page.EventJavascriptDialogOpening:
+		t.ob.mu.Lock()
+		t.ob.unloadAsk = ev.Type == page.DialogTypeBeforeunload && ev.FrameID == main
+		t.ob.mu.Unlock()
+	case *page.EventJavascriptDialogClosed:
+		// A dismissed beforeunload cancels the navigation, with no
+		// Page.frameStoppedLoading.
+		t.ob.mu.Lock()
+		if t.ob.unloadAsk && !ev.Result {
+			pending = 0
+		}
+		t.ob.unloadAsk = false
+		t.ob.mu.Unlock()
+	}
+	if pending < 0 {
+		return
+	}
+	t.ob.mu.Lock()
+	if t.ob.navPending != (pending == 1) {
+		t.ob.navPending = pending == 1
+		close(t.ob.navSignal)
+		t.ob.navSignal = make(chan struct{})
+	}
+	t.ob.mu.Unlock()
+}
+
+// SessionFor returns the CDP session with id session (an out-of-process
+// iframe's, as an observation's Ref names it), or the page's target for
+// ""; nil when that iframe is gone.
+func (t *Page) SessionFor(session string) *chromedp.Target {
+	if session == "" {
+		return t.target
+	}
+	t.ob.mu.Lock()
+	defer t.ob.mu.Unlock()
+	for _, o := range t.ob.oopifs {
+		if string(o.t.SessionID) == session {
+			return o.t
+		}
+	}
+	return nil
+}
+
+// SessionOf returns the session of an out-of-process iframe, or the
+// page's when sess is nil.
+func (t *Page) SessionOf(sess *chromedp.Target) *chromedp.Target {
+	if sess != nil {
+		return sess
+	}
+	return t.target
+}
+
+// ContentQuads returns an element's content quads (DOM.getContentQuads)
+// in top-level viewport CSS pixels: the quads of an element in an
+// out-of-process iframe are relative to that frame's viewport, so they are
+// offset by the iframe's content box, and its parents', in turn.
+func (t *Page) ContentQuads(ctx context.Context, sess *chromedp.Target, obj runtime.RemoteObjectID) (dom.GetContentQuadsResult, error) {
+	q, err := cdp.Call(ctx, t.SessionOf(sess), dom.GetContentQuads, dom.GetContentQuadsParams{ObjectID: obj})
+	if err != nil || sess == nil {
+		return q, err
+	}
+	dx, dy, err := t.FrameOrigin(ctx, sess)
+	if err != nil {
+		return q, err
+	}
+	for _, quad := range q.Quads {
+		for i := 0; i+1 < len(quad); i += 2 {
+			quad[i] += dx
+			quad[i+1] += dy
+		}
+	}
+	return q, nil
+}
+
+// topFramesJS resolves after two animation frames of its page (at most
+// 100 ms: a hidden page gets none).
+const topFramesJS = "new Promise(r => { requestAnimationFrame(() => requestAnimationFrame(r)); setTimeout(r, 100); })"
+
+// AwaitTopFrames waits until the top-level page has run two animation
+// frames (requestAnimationFrame in the walker's isolated world, so the
+// page sees nothing), and so presented what changed before the call: an
+// element's scrollIntoView in an out-of-process iframe scrolls its
+// ancestors in their own renderers, and the browser hit-tests input
+// against what they last presented, so a press sent sooner can land where
+// the iframe was (TestObserveFrames failed 3 in 30 without it).
+func (t *Page) AwaitTopFrames(ctx context.Context) error {
+	t.evMu.Lock()
+	loader := t.st.doc
+	t.evMu.Unlock()
+	w, err := t.World(ctx, &Frame{ID: cdp.FrameID(t.targetID), Loader: loader, Sess: t.target, Top: true}, false)
+	if err != nil {
+		return err
+	}
+	return t.Blocking(ctx, func(ctx context.Context) error {
+		_, err := cdp.Call(ctx, t.target, runtime.Evaluate, runtime.EvaluateParams{Expression: topFramesJS, ContextID: w.CtxID, AwaitPromise: new(true)})
+		return err
+	})
+}
+
+// FrameOrigin returns where the viewport of an out-of-process iframe's
+// target starts in the top-level viewport: the content box of its
+// <iframe> (DOM.getFrameOwner, DOM.getBoxModel in the parent), plus the
+// parent's own origin when the parent is out of process too.
+func (t *Page) FrameOrigin(ctx context.Context, s *chromedp.Target) (float64, float64, error) {
+	var x, y float64
+	for depth := 0; s != nil && s != t.target && depth < 16; depth++ {
+		t.ob.mu.Lock()
+		o := t.ob.oopifs[s.TargetID]
+		t.ob.mu.Unlock()
+		if o == nil {
+			return 0, 0, &Error{Code: errcode.StaleElement, Msg: "the element's frame is gone; observe again", Err: ErrStale}
+		}
+		owner, err := cdp.Call(ctx, o.parent, dom.GetFrameOwner, dom.GetFrameOwnerParams{FrameID: cdp.FrameID(s.TargetID)})
+		if err != nil {
+			return 0, 0, CDPErr("find the frame's iframe", err)
+		}
+		bm, err := cdp.Call(ctx, o.parent, dom.GetBoxModel, dom.GetBoxModelParams{BackendNodeID: owner.BackendNodeID})
+		if err != nil || bm.Model == nil || len(bm.Model.Content) < 2 {
+			return 0, 0, &Error{Code: errcode.NotActionable, Msg: "the element's frame has no layout box (hidden)"}
+		}
+		x += bm.Model.Content[0]
+		y += bm.Model.Content[1]
+		s = o.parent
+	}
+	return x, y, nil
+}
+
+// attachFrame returns the session of an out-of-process iframe target,
+// attaching to it (a chromedp context under the tab's, detached, never
+// closed, when the tab ends or the iframe goes) the first time.
+func (t *Page) attachFrame(ctx context.Context, ti *target.Info, parent *chromedp.Target) (*oopif, error) {
+	t.ob.mu.Lock()
+	if o := t.ob.oopifs[ti.TargetID]; o != nil {
+		o.parent, o.parentFrame = parent, ti.ParentFrameID
+		t.ob.mu.Unlock()
+		return o, nil
+	}
+	t.ob.mu.Unlock()
+	// The first Do binds the context's life: it has none of ctx's
+	// deadline, and ctx only bounds the wait.
+	fctx, cancel := chromedp.NewContext(t.ctx, chromedp.WithTargetID(ti.TargetID), chromedp.WithDetachOnCancel())
+	done := make(chan error, 1)
+	go func() { done <- chromedp.Do(fctx) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			go cancel()
+			return nil, fmt.Errorf("attach to iframe %s: %w", ti.URL, err)
+		}
+	case <-ctx.Done():
+		go func() { <-done; cancel() }()
+		return nil, ctx.Err()
+	}
+	o := &oopif{cancel: cancel, t: chromedp.FromContext(fctx).Target, parent: parent, parentFrame: ti.ParentFrameID}
+	t.ob.mu.Lock()
+	if t.ob.oopifs == nil {
+		t.ob.oopifs = map[target.ID]*oopif{}
+	}
+	if old := t.ob.oopifs[ti.TargetID]; old != nil {
+		t.ob.mu.Unlock()
+		go cancel()
+		return old, nil
+	}
+	t.ob.oopifs[ti.TargetID] = o
+	t.ob.mu.Unlock()
+	return o, nil
+}
+
+// dropFrames detaches from the out-of-process iframes not in live.
+func (t *Page) dropFrames(live map[target.ID]bool) {
+	t.ob.mu.Lock()
+	defer t.ob.mu.Unlock()
+	for id, o := range t.ob.oopifs {
+		if !live[id] {
+			delete(t.ob.oopifs, id)
+			go o.cancel()
+		}
+	}
+}

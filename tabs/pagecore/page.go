@@ -1,0 +1,320 @@
+package pagecore
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"maps"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+
+	"github.com/tabpilot/tabpilot/browser"
+	"github.com/tabpilot/tabpilot/errcode"
+)
+
+// Page is the CDP side of one page target: its session, the sessions of
+// its out-of-process iframes, its isolated worlds, and the state its
+// event listeners keep (see the package doc). Its methods are safe for
+// concurrent use.
+type Page struct {
+	env     Env
+	name    string
+	dialogs string // policy
+
+	ctx      context.Context // chromedp tab context
+	target   *chromedp.Target
+	targetID target.ID
+
+	// evMu guards the state updated by the CDP listener.
+	evMu       sync.Mutex
+	handle     *browser.Handle
+	dead       string
+	url, title string
+	navSeq     int    // top-level navigations seen
+	loading    bool   // a top-level document committed and has not fired load
+	navReq     int    // top-level navigations requested (Page.frameRequestedNavigation)
+	routeSeq   int    // top-level navigations within the document (Page.navigatedWithinDocument: pushState, a fragment)
+	navPending bool   // one was requested and has neither committed nor stopped
+	navURL     string // where the last requested top-level navigation goes
+	dialog     *Dialog
+	dialogSig  chan struct{} // closed when a dialog opens
+	handled    []Dialog      // dialogs the policy handled, drained by runs
+	inflight   map[network.RequestID]Request
+	docStatus  map[cdp.LoaderID]int64 // HTTP status of recent top-level documents
+	navFail    string                 // the last top-level document request that failed: "URL: net::ERR_…"
+	st         settleState            // what the settled wait needs (settle.go)
+	deadSig    chan struct{}
+
+	// unloadAsk (evMu) is set while a beforeunload dialog of the top
+	// frame is open: dismissing it cancels the navigation that asked.
+	unloadAsk bool
+	// dclPending (evMu) is set when a top-level document commits and
+	// cleared at its DOMContentLoaded (Page.domContentEventFired) or load.
+	dclPending bool
+
+	dialogQ chan struct{}
+
+	// x is the state of popups, downloads and frames (hooks.go).
+	x extras
+	// ob is the frame state: frame sessions, worlds, navigations (oopif.go).
+	ob obsState
+}
+
+// Env is what a Page needs from its owner.
+type Env struct {
+	Log *slog.Logger
+	// goFn runs f on a goroutine the owner waits for at shutdown.
+	Go func(f func())
+	// crashed counts a renderer crash.
+	Crashed func()
+	// downloadDir returns the session's download directory.
+	DownloadDir func() (string, error)
+	// guard checks navigations, or nil.
+	Guard Guard
+	// networkIdleMax caps the networkidle waits.
+	NetworkIdleMax time.Duration
+	// headless says the browser is one tabpilot launched headless.
+	Headless bool
+	// worldScript is compiled in each isolated world the page makes.
+	WorldScript string
+	// topNavigated is called, from the event loop, when the top frame
+	// commits a document (restored: from the back/forward cache).
+	TopNavigated func(restored bool)
+	// popup is called, from the event loop, when the page opens a page
+	// target.
+	Popup func(info *target.Info)
+}
+
+// New returns the page core of the tab name, with dialog policy dialogs
+// ("accept", "dismiss" or ""). It is bound to a target by Attach.
+func New(name, dialogs string, env Env) *Page {
+	return &Page{env: env, name: name, dialogs: dialogs,
+		dialogSig: make(chan struct{}), deadSig: make(chan struct{}),
+		inflight: map[network.RequestID]Request{}, dialogQ: make(chan struct{}, 1)}
+}
+
+// Alive reports whether the tab's target and browser are up.
+func (t *Page) Alive() bool {
+	t.evMu.Lock()
+	defer t.evMu.Unlock()
+	if t.dead != "" {
+		return false
+	}
+	if t.handle != nil && !t.handle.Alive() {
+		t.markDeadLocked("the browser went away (crashed, killed or disconnected)")
+		return false
+	}
+	return true
+}
+
+// DeadReason says why the tab is not alive, or "".
+func (t *Page) DeadReason() string {
+	t.evMu.Lock()
+	defer t.evMu.Unlock()
+	return t.dead
+}
+
+func (t *Page) markDeadLocked(reason string) {
+	if t.dead == "" {
+		t.dead = reason
+		close(t.deadSig)
+	}
+}
+
+// SetHandle records the tab's browser handle. A tab is in the registry
+// while it starts, so Alive and the supervisor may read it meanwhile.
+func (t *Page) SetHandle(h *browser.Handle) {
+	t.evMu.Lock()
+	t.handle = h
+	t.evMu.Unlock()
+}
+
+// BrowserHandle is the tab's browser handle, nil before it started.
+func (t *Page) BrowserHandle() *browser.Handle {
+	t.evMu.Lock()
+	defer t.evMu.Unlock()
+	return t.handle
+}
+
+// HeldOn reports the tab's target when it is a live tab on h.
+func (t *Page) HeldOn(h *browser.Handle) (target.ID, bool) {
+	t.evMu.Lock()
+	id, on := t.targetID, t.handle == h
+	t.evMu.Unlock()
+	return id, on && id != "" && t.Alive()
+}
+
+// watchDetach marks the tab dead when the browser detaches its target
+// (the page closed itself with window.close, or another client closed
+// it), so that Alive, tabs and open see it gone, and the action running
+// on it ends (opCtx).
+func (t *Page) watchDetach() {
+	ch, err := chromedp.Detached(t.ctx)
+	if err != nil {
+		return
+	}
+	t.env.Go(func() {
+		select {
+		case <-ch:
+			t.evMu.Lock()
+			t.markDeadLocked("the page was closed (window.close(), or another client closed its target)")
+			t.evMu.Unlock()
+		case <-t.ctx.Done():
+		}
+	})
+}
+
+// Target returns the tab's CDP session (for raw CDP: cdp.send).
+func (t *Page) Target() *chromedp.Target { return t.target }
+
+// Send sends a raw CDP command on the tab's session and returns its raw
+// JSON result (the cdp.send escape hatch). It honours the dialog rule.
+func (t *Page) Send(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	if method == "" || !strings.Contains(method, ".") {
+		return nil, Errorf(errcode.BadRequest, "invalid CDP method %q: use Domain.method", method)
+	}
+	if len(params) == 0 {
+		params = json.RawMessage("{}")
+	}
+	var out json.RawMessage
+	err := t.Blocking(ctx, func(ctx context.Context) error {
+		return t.target.Call(ctx, method, params, &out)
+	})
+	if err != nil {
+		var dpe *DialogPendingError
+		if AsDialog(err, &dpe) {
+			return nil, EvalErr(err)
+		}
+		if ctx.Err() != nil {
+			return nil, CDPErr(method, err)
+		}
+		return nil, &Error{Code: errcode.BadRequest, Msg: fmt.Sprintf("cdp %s: %v", method, err), Err: err}
+	}
+	return out, nil
+}
+
+// MarkDead records why the page is gone, once, and wakes what waits on
+// Dead.
+func (t *Page) MarkDead(reason string) {
+	t.evMu.Lock()
+	t.markDeadLocked(reason)
+	t.evMu.Unlock()
+}
+
+// Dead returns a channel closed when the page is gone.
+func (t *Page) Dead() <-chan struct{} { return t.deadSig }
+
+// TargetID returns the page's target id, "" before it is attached.
+func (t *Page) TargetID() target.ID {
+	t.evMu.Lock()
+	defer t.evMu.Unlock()
+	return t.targetID
+}
+
+// Attach binds the page to its chromedp target context tctx and installs
+// its listeners (the event state, popups and frames, downloads), the
+// settle script and the dialog policy. A popup's target may be paused
+// waiting for a debugger (Runtime.runIfWaitingForDebugger lets it run),
+// and it works without the settle script.
+func (t *Page) Attach(ctx, tctx context.Context, popup bool) error {
+	t.ctx = tctx
+	t.target = chromedp.FromContext(tctx).Target
+	t.evMu.Lock()
+	t.targetID = t.target.TargetID
+	t.evMu.Unlock()
+	if popup {
+		// A popup created while an auto-attach with waitForDebuggerOnStart is
+		// on (the stealth patches' worker watch) starts paused, and a paused
+		// popup blocks its opener's renderer: let it run.
+		if _, err := cdp.Call(ctx, t.target, runtime.RunIfWaitingForDebugger, cdp.Empty{}); err != nil {
+			t.env.Log.Debug("run popup", "tab", t.name, "err", err)
+		}
+	}
+	if err := chromedp.Listen(tctx, t.onEvent); err != nil {
+		return CDPErr("listen", err)
+	}
+	t.watchDetach()
+	if err := t.installHooks(ctx); err != nil {
+		return err
+	}
+	if err := t.installSettle(ctx); err != nil {
+		if !popup {
+			return err
+		}
+		t.env.Log.Warn("install settle on popup", "tab", t.name, "err", err)
+	}
+	t.env.Go(t.dialogLoop)
+	return nil
+}
+
+// NavState is what the page's event state says of its top document:
+// whether it is loading (committed and not loaded, or a navigation is
+// requested) while no dialog holds it, and the count of top-level
+// navigations (NavSeq).
+func (t *Page) NavState() (loading bool, seq int) {
+	t.evMu.Lock()
+	defer t.evMu.Unlock()
+	return (t.loading || t.navPending) && t.dialog == nil, t.navSeq
+}
+
+// RouteMoved reports whether the top document navigated within itself
+// (Page.navigatedWithinDocument) since m.
+func (t *Page) RouteMoved(m NavMark) bool {
+	t.evMu.Lock()
+	defer t.evMu.Unlock()
+	return t.routeSeq != m.Route
+}
+
+// DocOutcome returns the top document's URL, the last failed top-level
+// document request ("URL: net::ERR_…", or "") and the HTTP status of the
+// committed document (0 when unknown).
+func (t *Page) DocOutcome() (url, fail string, status int64) {
+	t.evMu.Lock()
+	defer t.evMu.Unlock()
+	return t.url, t.navFail, t.docStatus[t.st.doc]
+}
+
+// Requests returns the set of the page's requests in flight.
+func (t *Page) Requests() map[network.RequestID]Request {
+	t.evMu.Lock()
+	defer t.evMu.Unlock()
+	return maps.Clone(t.inflight)
+}
+
+// CrossDocPending reports whether a cross-document navigation of the top
+// frame has started and neither committed nor stopped, and returns the
+// channel closed when that changes.
+func (t *Page) CrossDocPending() (bool, <-chan struct{}) {
+	t.ob.mu.Lock()
+	defer t.ob.mu.Unlock()
+	return t.ob.navPending, t.ob.navSignal
+}
+
+// TopWorld returns the walker's world of the last top-level document,
+// when it is the page's own session's and still known.
+func (t *Page) TopWorld() (WorldKey, World, bool) {
+	t.ob.mu.Lock()
+	k := t.ob.topWorld
+	w, ok := t.ob.worlds[k]
+	t.ob.mu.Unlock()
+	return k, w, ok && k.Session == t.target.SessionID
+}
+
+// Name returns the tab name the page is registered under.
+func (t *Page) Name() string { return t.name }
+
+// Context returns the chromedp context of the page's target: it ends when
+// the target is closed or detached.
+func (t *Page) Context() context.Context { return t.ctx }
+
+// DialogPolicy returns how the page answers JavaScript dialogs on its
+// own: "accept", "dismiss", or "" (left to the caller).
+func (t *Page) DialogPolicy() string { return t.dialogs }
