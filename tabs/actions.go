@@ -14,6 +14,7 @@ import (
 	"github.com/dop251/goja/ast"
 	"github.com/dop251/goja/parser"
 	"github.com/tabpilot/tabpilot/errcode"
+	"github.com/tabpilot/tabpilot/tabs/js"
 	"github.com/tabpilot/tabpilot/tabs/pagecore"
 )
 
@@ -48,7 +49,7 @@ func (t *Tab) Scroll(ctx context.Context, dx, dy float64) (*ScrollResult, error)
 	err := t.Blocking(ctx, func(ctx context.Context) error {
 		var err error
 		snap, err = cdp.Call(ctx, t.Target(), runtime.Evaluate, runtime.EvaluateParams{
-			Expression: fmt.Sprintf("(%s).call(document.elementFromPoint(%g, %g), null)", scrolledJS, cx, cy)})
+			Expression: fmt.Sprintf("(%s).call(document.elementFromPoint(%g, %g), null)", js.Scrolled, cx, cy)})
 		return err
 	})
 	if err != nil {
@@ -72,7 +73,7 @@ func (t *Tab) scrolled(ctx context.Context, sess *chromedp.Target, snap runtime.
 		defer cancel()
 		_, _ = cdp.Call(rctx, sess, runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: snap})
 	}()
-	fn := "async function(s) { await new Promise(r => { requestAnimationFrame(() => requestAnimationFrame(r)); setTimeout(r, 250); });\nreturn (" + scrolledJS + ").call(null, s); }"
+	fn := "async function(s) { await new Promise(r => { requestAnimationFrame(() => requestAnimationFrame(r)); setTimeout(r, 250); });\nreturn (" + js.Scrolled + ").call(null, s); }"
 	var res runtime.CallFunctionOnResult
 	err := t.Blocking(ctx, func(ctx context.Context) error {
 		var err error

@@ -2,7 +2,6 @@ package tabs
 
 import (
 	"context"
-	_ "embed"
 	"encoding/base64"
 	"fmt"
 	"math"
@@ -12,11 +11,9 @@ import (
 
 	"github.com/tabpilot/tabpilot/errcode"
 	"github.com/tabpilot/tabpilot/render"
+	"github.com/tabpilot/tabpilot/tabs/js"
 	"github.com/tabpilot/tabpilot/tabs/pagecore"
 )
-
-//go:embed js/flatten.js
-var flattenJS string
 
 // ScreenshotOptions are the options of tab.screenshot (DESIGN.md section 5).
 type ScreenshotOptions struct {
@@ -199,7 +196,7 @@ func (t *Tab) Extract(ctx context.Context, format string) (*render.Extraction, e
 		return nil, Errorf(errcode.BadRequest, "unknown extract format %q: use markdown, text or html", format)
 	}
 	var html string
-	if err := t.EvalJSON(ctx, flattenJS, &html); err != nil {
+	if err := t.EvalJSON(ctx, js.Flatten, &html); err != nil {
 		return nil, err
 	}
 	u := t.URL(ctx)

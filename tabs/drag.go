@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/tabpilot/tabpilot/errcode"
+	"github.com/tabpilot/tabpilot/tabs/js"
 	"github.com/tabpilot/tabpilot/tabs/pagecore"
 )
 
@@ -296,7 +297,7 @@ func (t *Tab) ScrollAt(ctx context.Context, tg Target, dx, dy float64) (*ScrollR
 	err = t.Blocking(ctx, func(ctx context.Context) error {
 		var err error
 		snap, err = cdp.Call(ctx, t.SessionOf(el.sess), runtime.CallFunctionOn, runtime.CallFunctionOnParams{
-			FunctionDeclaration: scrolledJS, ObjectID: el.obj, Arguments: []*runtime.CallArgument{{Value: []byte("null")}}})
+			FunctionDeclaration: js.Scrolled, ObjectID: el.obj, Arguments: []*runtime.CallArgument{{Value: []byte("null")}}})
 		return err
 	})
 	if err != nil {

@@ -2,7 +2,6 @@ package tabs
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -19,22 +18,8 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/tabpilot/tabpilot/errcode"
+	"github.com/tabpilot/tabpilot/tabs/js"
 	"github.com/tabpilot/tabpilot/tabs/pagecore"
-)
-
-var (
-	//go:embed js/query.js
-	queryJS string
-	//go:embed js/actionable.js
-	actionableSrc string
-	//go:embed js/areabox.js
-	areaBoxJS string
-	//go:embed js/editable.js
-	editableJS string
-	//go:embed js/value.js
-	valueJS string
-	//go:embed js/scrolled.js
-	scrolledJS string
 )
 
 // Target names an element: an element number from the latest observation
@@ -133,7 +118,7 @@ func (t *Tab) resolve(ctx context.Context, tg Target) (*element, error) {
 		}
 		return t.resolveAria(ctx, sel, tg.Selector)
 	}
-	expr := fmt.Sprintf("(%s)(%s, %s)", queryJS, jsString(engine), jsString(sel))
+	expr := fmt.Sprintf("(%s)(%s, %s)", js.Query, jsString(engine), jsString(sel))
 	var res runtime.EvaluateResult
 	err = t.Blocking(ctx, func(ctx context.Context) error {
 		var err error // not the outer err: blocking can return first

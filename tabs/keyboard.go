@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 	"github.com/tabpilot/tabpilot/errcode"
 	"github.com/tabpilot/tabpilot/internal/msg"
+	"github.com/tabpilot/tabpilot/tabs/js"
 	"github.com/tabpilot/tabpilot/tabs/pagecore"
 )
 
@@ -30,7 +31,7 @@ func (t *Tab) prepareText(ctx context.Context, tg Target, value, mode string) (*
 		Value  string `json:"value"`
 		Select bool   `json:"select"`
 	}
-	if err := t.callOn(ctx, el, editableJS, &r, value, mode); err != nil {
+	if err := t.callOn(ctx, el, js.Editable, &r, value, mode); err != nil {
 		return nil, "", false, err
 	}
 	if r.Select {
@@ -48,7 +49,7 @@ func (t *Tab) prepareText(ctx context.Context, tg Target, value, mode string) (*
 
 func (t *Tab) fieldValue(ctx context.Context, el *element) (string, error) {
 	var v string
-	err := t.callOn(ctx, el, valueJS, &v)
+	err := t.callOn(ctx, el, js.Value, &v)
 	return v, err
 }
 

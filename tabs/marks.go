@@ -2,7 +2,6 @@ package tabs
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -10,10 +9,8 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
+	"github.com/tabpilot/tabpilot/tabs/js"
 )
-
-//go:embed js/marks.js
-var marksJS string
 
 type mark struct {
 	ID int     `json:"id"`
@@ -39,7 +36,7 @@ func (t *Tab) drawMarks(ctx context.Context) (int, func(), error) {
 	}
 	arg, _ := json.Marshal(marks)
 	var n int
-	if err := t.EvalJSON(ctx, fmt.Sprintf("(%s)(%s)", marksJS, arg), &n); err != nil {
+	if err := t.EvalJSON(ctx, fmt.Sprintf("(%s)(%s)", js.Marks, arg), &n); err != nil {
 		return 0, nil, err
 	}
 	remove := func() {

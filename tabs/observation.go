@@ -2,7 +2,6 @@ package tabs
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -18,23 +17,18 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/tabpilot/tabpilot/errcode"
+	"github.com/tabpilot/tabpilot/tabs/js"
 	"github.com/tabpilot/tabpilot/tabs/observe"
 	"github.com/tabpilot/tabpilot/tabs/pagecore"
 )
 
-//go:embed js/observe.js
-var observeJS string
-
-//go:embed js/rowkey.js
-var rowKeyJS string
-
 // walkerJS is the walker with the row key and area box functions in
 // place.
-var walkerJS = strings.NewReplacer("/*ROWKEY*/", rowKeyJS, "/*AREABOX*/", areaBoxJS).Replace(observeJS)
+var walkerJS = strings.NewReplacer("/*ROWKEY*/", js.RowKey, "/*AREABOX*/", js.AreaBox).Replace(js.Observe)
 
 // actionableJS is the actionability check with the area box function in
 // place.
-var actionableJS = strings.Replace(actionableSrc, "/*AREABOX*/", areaBoxJS, 1)
+var actionableJS = strings.Replace(js.Actionable, "/*AREABOX*/", js.AreaBox, 1)
 
 // shownNowJS is the body that computes what a node shows now
 // (shownNow's fields), given the label key it had (key). Whether that
@@ -55,7 +49,7 @@ const shownNowJS = `const shownNow = (node, key) => {
 
 // shownJS returns what an element's item shows and its own label (the
 // keys of js/rowkey.js), in the element's main world (checkShown).
-var shownJS = "function(key) {\n" + rowKeyJS + "\n" + shownNowJS + "\nreturn shownNow(this, key);\n}"
+var shownJS = "function(key) {\n" + js.RowKey + "\n" + shownNowJS + "\nreturn shownNow(this, key);\n}"
 
 // actionableShownJS is the actionability check of an element by number,
 // with checkShown's comparison in the same call: when the node no longer
@@ -63,7 +57,7 @@ var shownJS = "function(key) {\n" + rowKeyJS + "\n" + shownNowJS + "\nreturn sho
 // label (opts.key) is now on another node, it returns {state: "shown"}
 // before the check has touched anything; else the check's result, with
 // what the node shows now (shown, as shownJS).
-var actionableShownJS = "async function (opts) {\n" + rowKeyJS + "\n" + shownNowJS + `
+var actionableShownJS = "async function (opts) {\n" + js.RowKey + "\n" + shownNowJS + `
 const shown = shownNow(this, opts.key);
 if (!shown || shown.row !== opts.row || shown.elsewhere) return { state: 'shown', shown };
 const r = await (` + actionableJS + `).call(this, opts);

@@ -2,7 +2,6 @@ package tabs
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,11 +14,9 @@ import (
 
 	"github.com/tabpilot/tabpilot/errcode"
 	"github.com/tabpilot/tabpilot/internal/msg"
+	"github.com/tabpilot/tabpilot/tabs/js"
 	"github.com/tabpilot/tabpilot/tabs/pagecore"
 )
-
-//go:embed js/select.js
-var selectJS string
 
 // SelectResult reports what Select chose.
 type SelectResult struct {
@@ -75,7 +72,7 @@ func (t *Tab) Select(ctx context.Context, tg Target, values []string) (*SelectRe
 		return nil, err
 	}
 	var r selectReply
-	if err := t.callOn(ctx, el, selectJS, &r, "native", values); err != nil {
+	if err := t.callOn(ctx, el, js.Select, &r, "native", values); err != nil {
 		return nil, err
 	}
 	if r.Native != nil && *r.Native || r.Error != "" || r.Missing != nil {
@@ -119,7 +116,7 @@ func (t *Tab) selectWidget(ctx context.Context, el *element, values []string, de
 	var before struct {
 		Shown string `json:"shown"`
 	}
-	if err := t.callOn(ctx, el, selectJS, &before, "state", nil); err != nil {
+	if err := t.callOn(ctx, el, js.Select, &before, "state", nil); err != nil {
 		return nil, err
 	}
 	// Open the widget (when no option shows) and check every value before
@@ -208,7 +205,7 @@ func (t *Tab) selectWidget(ctx context.Context, el *element, values []string, de
 		Shown  string `json:"shown"`
 		Picked []bool `json:"picked"`
 	}
-	if err := t.callOn(ctx, el, selectJS, &after, "state", nil); err != nil {
+	if err := t.callOn(ctx, el, js.Select, &after, "state", nil); err != nil {
 		var e *Error
 		if errors.As(err, &e) && e.Code == errcode.StaleElement {
 			return res, nil // the pick navigated
@@ -232,7 +229,7 @@ func (t *Tab) widgetOptions(ctx context.Context, el *element, values []string, w
 	deadline := time.Now().Add(selectWidgetWait)
 	for {
 		var r selectReply
-		if err := t.callOn(ctx, el, selectJS, &r, "widget", values); err != nil {
+		if err := t.callOn(ctx, el, js.Select, &r, "widget", values); err != nil {
 			return nil, err
 		}
 		if !wait || (r.Found == nil && r.Missing == nil) || time.Now().After(deadline) {
@@ -270,7 +267,7 @@ func (t *Tab) typeInto(ctx context.Context, el *element, value string) error {
 	var r struct {
 		Error string `json:"error"`
 	}
-	if err := t.callOn(ctx, el, editableJS, &r, value, "fill"); err != nil {
+	if err := t.callOn(ctx, el, js.Editable, &r, value, "fill"); err != nil {
 		return err
 	}
 	if r.Error != "" {

@@ -2,7 +2,6 @@ package pagecore
 
 import (
 	"context"
-	_ "embed"
 	"fmt"
 	"sort"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/tabpilot/tabpilot/internal/msg"
+	"github.com/tabpilot/tabpilot/tabs/js"
 )
 
 // The "settled" wait (the default of open, goto and of actions that
@@ -32,9 +32,6 @@ const (
 	settleWorld   = "tabpilot-settle"
 	settleBinding = "__tabpilotSettle"
 )
-
-//go:embed js/settle.js
-var settleJS string
 
 // settleState is what the tab's CDP listener records for the settled wait;
 // Tab.evMu guards it.
@@ -95,7 +92,7 @@ func (t *Page) installSettle(ctx context.Context) error {
 	if _, err := cdp.Call(ctx, t.target, runtime.AddBinding, runtime.AddBindingParams{Name: settleBinding, ExecutionContextName: settleWorld}); err != nil {
 		return CDPErr("install settle binding", err)
 	}
-	src := strings.ReplaceAll(settleJS, "__MAX__", strconv.Itoa(int(settleMax/time.Millisecond)))
+	src := strings.ReplaceAll(js.Settle, "__MAX__", strconv.Itoa(int(settleMax/time.Millisecond)))
 	if _, err := cdp.Call(ctx, t.target, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: src, WorldName: settleWorld}); err != nil {
 		return CDPErr("install settle script", err)
 	}
