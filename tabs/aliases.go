@@ -2,6 +2,7 @@ package tabs
 
 import (
 	"github.com/tabpilot/tabpilot/errcode"
+	"github.com/tabpilot/tabpilot/tabs/observe"
 	"github.com/tabpilot/tabpilot/tabs/pagecore"
 )
 
@@ -27,6 +28,8 @@ type (
 	StorageItem = pagecore.StorageItem
 	// Response is a network response a script waited for.
 	Response = pagecore.Response
+	// ObserveOptions are the options of tab.observe.
+	ObserveOptions = observe.PageOptions
 )
 
 // Sentinels callers branch on with errors.Is.

@@ -206,3 +206,17 @@ func (t *Tab) Extract(ctx context.Context, format string) (*render.Extraction, e
 	}
 	return ex, nil
 }
+
+type pageInfo struct {
+	URL   string  `json:"url"`
+	Title string  `json:"title"`
+	VW    float64 `json:"vw"`
+	VH    float64 `json:"vh"`
+	SX    float64 `json:"sx"`
+	SY    float64 `json:"sy"`
+	SW    float64 `json:"sw"`
+	SH    float64 `json:"sh"`
+}
+
+const pageInfoJS = `({url: location.href, title: document.title, vw: innerWidth, vh: innerHeight,
+ sx: scrollX, sy: scrollY, sw: document.documentElement.scrollWidth, sh: document.documentElement.scrollHeight})`

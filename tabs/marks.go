@@ -27,7 +27,7 @@ func (t *Tab) drawMarks(ctx context.Context) (int, func(), error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	boxes := t.boxes(ctx, obs.Elements)
+	boxes := t.Boxes(ctx, obs.Elements)
 	var marks []mark
 	for _, e := range obs.Elements {
 		if b, ok := boxes[e.Ref]; ok && b.Width > 0 && b.Height > 0 {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -12,24 +11,10 @@ import (
 
 	"github.com/tabpilot/tabpilot/errcode"
 	"github.com/tabpilot/tabpilot/internal/msg"
+	"github.com/tabpilot/tabpilot/tabs/js"
 	"github.com/tabpilot/tabpilot/tabs/observe"
 	"github.com/tabpilot/tabpilot/tabs/pagecore"
 )
-
-// obsTabState is the observation state of a tab beside its numbering.
-type obsTabState struct {
-	mu sync.Mutex
-	// loadGaveUp is the top-level document (Page.navSeq) whose load an
-	// observation waited for in vain, when loadGaveUpSet.
-	loadGaveUp    int
-	loadGaveUpSet bool
-	// clickables are, by world, the nodes with click-like listeners as
-	// remote objects in that world, kept from one observation to the next
-	// (walkArgs).
-	clickables map[pagecore.WorldKey]*clickableSet
-	// lastActed is the element the latest action by number resolved.
-	lastActed observe.Ref
-}
 
 // navWait is how long resolving a number waits for a top-level
 // navigation that has started to commit (or stop) before it decides.
@@ -67,9 +52,7 @@ func (t *Tab) resolveNumberAs(ctx context.Context, id int, deferShown bool) (*el
 		// The page is held by the dialog: nothing on it answers.
 		return nil, pagecore.EvalErr(&pagecore.DialogPendingError{Dialog: d})
 	}
-	t.mu.Lock()
-	ref, ok := t.num.Lookup(id)
-	t.mu.Unlock()
+	ref, ok := t.Lookup(id)
 	if !ok {
 		return nil, &Error{Code: errcode.StaleElement, Msg: fmt.Sprintf("element %d is not in the current observation (the page navigated, or the number was never given); observe again", id), Err: ErrStale}
 	}
@@ -97,9 +80,7 @@ func (t *Tab) resolveNumberAs(ctx context.Context, id int, deferShown bool) (*el
 	} else if err := t.checkShown(ctx, el, ref); err != nil {
 		return nil, err
 	}
-	t.obs.mu.Lock()
-	t.obs.lastActed = ref
-	t.obs.mu.Unlock()
+	t.Acted(ref)
 	return el, nil
 }
 
@@ -113,9 +94,7 @@ type shownWant struct {
 // wantShown returns what the node behind el must still show, or nil when
 // its number was in no list item or row and had no label.
 func (t *Tab) wantShown(el *element, ref observe.Ref) *shownWant {
-	t.mu.Lock()
-	name, key := t.num.Shown(el.number)
-	t.mu.Unlock()
+	name, key := t.Shown(el.number)
 	if ref.Row == "" && key == "" {
 		return nil
 	}
@@ -180,3 +159,42 @@ func compareShown(el *element, w *shownWant, now *shownNow) error {
 	}
 	return nil
 }
+
+// actionableJS is the actionability check with the area box function in
+// place.
+var actionableJS = strings.Replace(js.Actionable, "/*AREABOX*/", js.AreaBox, 1)
+
+// shownNowJS is the body that computes what a node shows now
+// (shownNow's fields), given the label key it had (key). Whether that
+// label is elsewhere is asked only of a node in no list item or row,
+// whose label is all that tells it apart: in a row, the row key does.
+const shownNowJS = `const shownNow = (node, key) => {
+  if (!node.isConnected) return null;
+  const row = rowKey(node);
+  const label = labelKey(node);
+  let elsewhere = false;
+  if (row === '' && key && label !== key) {
+    for (const n of node.getRootNode().querySelectorAll(node.localName)) {
+      if (n !== node && labelKey(n) === key) { elsewhere = true; break; }
+    }
+  }
+  return { row, label, elsewhere };
+};`
+
+// shownJS returns what an element's item shows and its own label (the
+// keys of js/rowkey.js), in the element's main world (checkShown).
+var shownJS = "function(key) {\n" + js.RowKey + "\n" + shownNowJS + "\nreturn shownNow(this, key);\n}"
+
+// actionableShownJS is the actionability check of an element by number,
+// with checkShown's comparison in the same call: when the node no longer
+// shows the list item or row it was numbered in (opts.row), or its old
+// label (opts.key) is now on another node, it returns {state: "shown"}
+// before the check has touched anything; else the check's result, with
+// what the node shows now (shown, as shownJS).
+var actionableShownJS = "async function (opts) {\n" + js.RowKey + "\n" + shownNowJS + `
+const shown = shownNow(this, opts.key);
+if (!shown || shown.row !== opts.row || shown.elsewhere) return { state: 'shown', shown };
+const r = await (` + actionableJS + `).call(this, opts);
+if (r) r.shown = shown;
+return r;
+}`

@@ -30,21 +30,19 @@ type Tab struct {
 
 	slot chan struct{}
 
-	// mu guards the observation state.
+	*observe.Observer
+
+	// mu guards the viewport and the screenshots.
 	mu       sync.Mutex
-	num      *observe.Numbering
-	lastObs  *observe.Observation
 	viewport Viewport
 	shots    int
 	lastShot *Screenshot
-
-	// obs is the observation state beside the numbering.
-	obs obsTabState
 }
 
 func newTab(s *Supervisor, name string, key browser.Key, dialogs string) *Tab {
-	t := &Tab{sup: s, key: key, slot: make(chan struct{}, 1), num: observe.NewNumbering(), viewport: s.opts.Viewport}
+	t := &Tab{sup: s, key: key, slot: make(chan struct{}, 1), viewport: s.opts.Viewport}
 	t.Page = pagecore.New(name, dialogs, t.pageEnv())
+	t.Observer = observe.NewObserver(t.Page, s.log)
 	return t
 }
 
@@ -113,19 +111,8 @@ func (t *Tab) pageEnv() pagecore.Env {
 		Guard:          s.opts.Guard,
 		NetworkIdleMax: s.opts.NetworkIdleMax,
 		Headless:       t.key.Kind == browser.Headless,
-		WorldScript:    walkerJS,
-		TopNavigated: func(restored bool) {
-			if restored {
-				// Its remote objects did not come back with it.
-				t.obs.mu.Lock()
-				clear(t.obs.clickables)
-				t.obs.mu.Unlock()
-			}
-			t.mu.Lock()
-			t.num.Reset()
-			t.lastObs = nil
-			t.mu.Unlock()
-		},
-		Popup: func(info *target.Info) { s.wg.Go(func() { s.adoptPopup(t, info) }) },
+		WorldScript:    observe.WalkerJS,
+		TopNavigated:   func(restored bool) { t.Observer.Reset(restored) },
+		Popup:          func(info *target.Info) { s.wg.Go(func() { s.adoptPopup(t, info) }) },
 	}
 }

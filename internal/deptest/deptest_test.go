@@ -29,20 +29,22 @@ var layers = [][]string{
 	{"browser", "browser/egress", "stealth", "render"},
 	// 3. render's saved test pages and their scoring.
 	{"render/readabilitysuite"},
-	// 4. Pure transforms of CDP data, and the page core: the CDP session
-	// of a page target and its event state.
-	{"tabs/observe", "tabs/pagecore"},
-	// 5. The supervisor, the tab and its actions.
+	// 4. The page core: the CDP session of a page target and its event
+	// state.
+	{"tabs/pagecore"},
+	// 5. Observation: the walker, its CDP side and the transform.
+	{"tabs/observe"},
+	// 6. The supervisor, the tab and its actions.
 	{"tabs"},
-	// 6. The run action's JavaScript runtime, bound to a tab.
+	// 7. The run action's JavaScript runtime, bound to a tab.
 	{"tabs/script"},
-	// 7. The wire contract: standard library and errcode only (see stdOnly).
+	// 8. The wire contract: standard library and errcode only (see stdOnly).
 	{"api"},
-	// 8. The dispatcher, and the doors speaking the contract.
+	// 9. The dispatcher, and the doors speaking the contract.
 	{"api/service", "api/rpc", "api/mcp"},
-	// 9. The CLI's side of the daemon's socket (see light).
+	// 10. The CLI's side of the daemon's socket (see light).
 	{"api/client"},
-	// 10. Programs.
+	// 11. Programs.
 	{"cmd/tabpilot", "bench/soak", "bench/suite"},
 }
 

@@ -1,21 +1,30 @@
-// Package observe turns what package tabs reads from a page into an
-// observation: a short numbered list of the elements a person could act on
-// (and, on request, the structure a reader needs), and its text rendering
-// for models and the CLI (DESIGN.md section 4).
+// Package observe owns observation: it reads a page and turns what it
+// read into an observation, a short numbered list of the elements a person
+// could act on (and, on request, the structure a reader needs), with its
+// text rendering for models and the CLI (DESIGN.md section 4).
 //
-// It takes two inputs. BuildDOM takes the walks of tabs' in-page walker
-// (tabs/js/observe.js: one per frame, DOM flat tree with roles, names,
-// states and contexts computed in the page), which is what tab.observe
-// uses: it is several times cheaper than the accessibility tree and its
-// cost does not depend on Chrome building that tree. Build takes
-// Accessibility.getFullAXTree results, one per frame. Both number elements
-// with a Numbering keyed by backend node id and frame, and render with
-// Observation.Text; TrimWith cuts an observation to a token budget, main
-// content first, and Diff compares two observations.
+// Its CDP side is the Observer (observer.go, walk.go, listeners.go): it
+// runs the in-page walker (tabs/js/observe.js, compiled once per document
+// in the page core's isolated world) in every frame, the page's and its
+// out-of-process iframes', finds the nodes with click-like listeners
+// (DOMDebugger.getEventListeners), and keeps the Numbering that actions
+// resolve element numbers with.
 //
-// It is a pure transform: it does no I/O and is tested from recorded JSON
+// Its transform is pure and does no I/O. BuildDOM takes the walks (one per
+// frame, DOM flat tree with roles, names, states and contexts computed in
+// the page), which is what tab.observe uses: it is several times cheaper
+// than the accessibility tree and its cost does not depend on Chrome
+// building that tree. Build takes Accessibility.getFullAXTree results, one
+// per frame. Both number elements with a Numbering keyed by backend node
+// id and frame, and render with Observation.Text; TrimWith cuts an
+// observation to a token budget, main content first, and Diff compares
+// two observations. The transform is tested from recorded JSON
 // (testdata/*.json for Build, testdata/dom/*.json for BuildDOM) and golden
 // files.
+//
+// It must not act on a page: it scrolls containers only to collect what
+// virtualised lists render (and restores them), and it never moves the
+// mouse, types or navigates. Input and element location are package tabs'.
 package observe
 
 import (

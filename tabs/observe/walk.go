@@ -1,4 +1,4 @@
-package tabs
+package observe
 
 import (
 	"context"
@@ -18,11 +18,10 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/tabpilot/tabpilot/errcode"
-	"github.com/tabpilot/tabpilot/tabs/observe"
 	"github.com/tabpilot/tabpilot/tabs/pagecore"
 )
 
-// walkOpts are the walker's options (js/observe.js).
+// walkOpts are the walker's options (js/js).
 type walkOpts struct {
 	All    bool            `json:"all,omitempty"`
 	VP     bool            `json:"vp,omitempty"`
@@ -49,8 +48,8 @@ type walkScrollOpts struct {
 type walked struct {
 	f      *pagecore.Frame
 	ctxID  runtime.ExecutionContextID
-	walk   *observe.Walk
-	report *observe.ScrollReport
+	walk   *Walk
+	report *ScrollReport
 	// backend holds the backend node ids the walk serialized: of the
 	// iframes, hosts and media, and of all numbered items when refsAll.
 	backend map[int]cdp.BackendNodeID
@@ -62,7 +61,7 @@ type walked struct {
 	inline []inlineFrame
 }
 
-// inlineFrame is a frame the walker walked in line (js/observe.js "fr").
+// inlineFrame is a frame the walker walked in line (js/js "fr").
 type inlineFrame struct {
 	K  int     `json:"k"`
 	P  int     `json:"p"`
@@ -73,7 +72,7 @@ type inlineFrame struct {
 	SH float64 `json:"sh"`
 }
 
-// gather walks the frames and returns the input of observe.BuildDOM, the
+// gather walks the frames and returns the input of BuildDOM, the
 // walk that holds the nodes of each of its frames, and all the walks. It walks in rounds,
 // the frames of a round concurrently: first the top frame and the top
 // frames of out-of-process iframes, whose walks take in their same-origin
@@ -81,7 +80,7 @@ type inlineFrame struct {
 // frames); then the frames none of those took in (a cross-origin frame in
 // the same process), and so on. Frames whose <iframe> is hidden are not
 // walked.
-func (t *Tab) gather(ctx context.Context, o ObserveOptions) (*observe.DOMInput, []*walked, []*walked, *observe.ScrollReport, error) {
+func (t *Observer) gather(ctx context.Context, o PageOptions) (*DOMInput, []*walked, []*walked, *ScrollReport, error) {
 	wo := walkOpts{All: o.IncludeAll, VP: o.ViewportOnly, BX: o.Boxes, Refs: refsAll}
 	if o.Scroll {
 		ms := int64(20000)
@@ -121,10 +120,10 @@ func (t *Tab) gather(ctx context.Context, o ObserveOptions) (*observe.DOMInput, 
 			round = append(round, f)
 		}
 	}
-	var parts []observe.DOMFrame
+	var parts []DOMFrame
 	var holders []*walked
 	var walks []*walked
-	var report *observe.ScrollReport
+	var report *ScrollReport
 	ownersKnown := false
 	for len(round) > 0 {
 		results := make([]*walked, len(round))
@@ -146,13 +145,13 @@ func (t *Tab) gather(ctx context.Context, o ObserveOptions) (*observe.DOMInput, 
 		}
 		for i, w := range results {
 			if errs[i] != nil || w == nil {
-				t.sup.log.Debug("walk frame", "tab", t.Name(), "frame", round[i].URL, "err", errs[i])
+				t.log.Debug("walk frame", "tab", t.Name(), "frame", round[i].URL, "err", errs[i])
 				continue
 			}
 			walks = append(walks, w)
 			if w.report != nil {
 				if report == nil {
-					report = &observe.ScrollReport{}
+					report = &ScrollReport{}
 				}
 				report.Containers += w.report.Containers
 				report.Complete += w.report.Complete
@@ -170,7 +169,7 @@ func (t *Tab) gather(ctx context.Context, o ObserveOptions) (*observe.DOMInput, 
 		seen := map[cdp.BackendNodeID]bool{}
 		for _, p := range parts {
 			for _, it := range p.Walk.Items {
-				if it.Kind == observe.KindFrame && it.Hidden == 0 {
+				if it.Kind == KindFrame && it.Hidden == 0 {
 					seen[p.Backend[it.Node]] = true
 				}
 			}
@@ -183,13 +182,13 @@ func (t *Tab) gather(ctx context.Context, o ObserveOptions) (*observe.DOMInput, 
 		}
 	}
 	if len(parts) == 0 || parts[0].Walk == nil {
-		return nil, nil, nil, nil, &Error{Code: errcode.Internal, Msg: "observe: the top frame was not walked"}
+		return nil, nil, nil, nil, &pagecore.Error{Code: errcode.Internal, Msg: "observe: the top frame was not walked"}
 	}
 	top := parts[0].Walk
-	in := &observe.DOMInput{
+	in := &DOMInput{
 		URL: top.URL, Title: top.Title,
-		Viewport: observe.Size{Width: int(top.VW), Height: int(top.VH)},
-		Scroll:   observe.Scroll{X: int(top.SX), Y: int(top.SY), Width: int(top.SW), Height: int(top.SH)},
+		Viewport: Size{Width: int(top.VW), Height: int(top.VH)},
+		Scroll:   Scroll{X: int(top.SX), Y: int(top.SY), Width: int(top.SW), Height: int(top.SH)},
 		Frames:   parts,
 	}
 	return in, holders, walks, report, nil
@@ -199,18 +198,18 @@ func (t *Tab) gather(ctx context.Context, o ObserveOptions) (*observe.DOMInput, 
 // frame it took in line (its items, under the frame id whose <iframe> is
 // the item's, found in frames; done records those). They share the walk's
 // map of backend node ids.
-func splitWalk(w *walked, frames []*pagecore.Frame, done map[cdp.FrameID]bool) []observe.DOMFrame {
+func splitWalk(w *walked, frames []*pagecore.Frame, done map[cdp.FrameID]bool) []DOMFrame {
 	f := w.f
-	own := observe.DOMFrame{FrameID: f.ID, Session: f.Session, URL: f.URL, Name: f.Name, Parent: f.Parent, Owner: f.Owner, Backend: w.backend}
+	own := DOMFrame{FrameID: f.ID, Session: f.Session, URL: f.URL, Name: f.Name, Parent: f.Parent, Owner: f.Owner, Backend: w.backend}
 	if len(w.inline) == 0 {
 		own.Walk = w.walk
-		return []observe.DOMFrame{own}
+		return []DOMFrame{own}
 	}
-	parts := []observe.DOMFrame{own}
+	parts := []DOMFrame{own}
 	index := map[int]int{0: 0} // inline frame number → parts index
 	for _, fr := range w.inline {
-		parts = append(parts, observe.DOMFrame{Session: f.Session, URL: fr.U, Backend: w.backend,
-			Walk: &observe.Walk{URL: fr.U, VW: fr.VW, VH: fr.VH, SW: fr.SW, SH: fr.SH}})
+		parts = append(parts, DOMFrame{Session: f.Session, URL: fr.U, Backend: w.backend,
+			Walk: &Walk{URL: fr.U, VW: fr.VW, VH: fr.VH, SW: fr.SW, SH: fr.SH}})
 		index[fr.K] = len(parts) - 1
 	}
 	ownWalk := *w.walk
@@ -223,7 +222,7 @@ func splitWalk(w *walked, frames []*pagecore.Frame, done map[cdp.FrameID]bool) [
 		}
 		p := &parts[pi]
 		p.Walk.Items = append(p.Walk.Items, it)
-		if it.Kind != observe.KindFrame || it.Inline == 0 {
+		if it.Kind != KindFrame || it.Inline == 0 {
 			continue
 		}
 		ci, ok := index[it.Inline]
@@ -261,7 +260,7 @@ type earlyArgs struct {
 }
 
 // earlyTopArgs starts walkArgs in the last top-level world, if any.
-func (t *Tab) earlyTopArgs(ctx context.Context, wo walkOpts, anchor observe.Ref) *earlyArgs {
+func (t *Observer) earlyTopArgs(ctx context.Context, wo walkOpts, anchor Ref) *earlyArgs {
 	k, w, ok := t.TopWorld()
 	if !ok {
 		return nil
@@ -278,7 +277,7 @@ func (t *Tab) earlyTopArgs(ctx context.Context, wo walkOpts, anchor observe.Ref)
 // walkFrame runs the walker in frame f, then in the closed shadow roots it
 // found (spliced in place of their hosts), and asks the accessibility tree
 // for the controls of its media elements.
-func (t *Tab) walkFrame(ctx context.Context, f *pagecore.Frame, wo walkOpts, anchor observe.Ref, early *earlyArgs) (*walked, error) {
+func (t *Observer) walkFrame(ctx context.Context, f *pagecore.Frame, wo walkOpts, anchor Ref, early *earlyArgs) (*walked, error) {
 	w, err := t.World(ctx, f, false)
 	if err != nil {
 		return nil, pagecore.CDPErr("create isolated world", err)
@@ -315,7 +314,7 @@ func (t *Tab) walkFrame(ctx context.Context, f *pagecore.Frame, wo walkOpts, anc
 	return t.walkIn(ctx, f, w.CtxID, args, wo)
 }
 
-func (t *Tab) walkIn(ctx context.Context, f *pagecore.Frame, ctxID runtime.ExecutionContextID, args []*runtime.CallArgument, wo walkOpts) (*walked, error) {
+func (t *Observer) walkIn(ctx context.Context, f *pagecore.Frame, ctxID runtime.ExecutionContextID, args []*runtime.CallArgument, wo walkOpts) (*walked, error) {
 	w, nodes, err := t.callWalker(ctx, f.Sess, runtime.CallFunctionOnParams{ExecutionContextID: ctxID, Arguments: args}, wo.Scroll != nil)
 	if err != nil {
 		return nil, err
@@ -343,7 +342,7 @@ func isGoneContext(err error) bool {
 // frame with click-like listeners (DOMDebugger.getEventListeners on the
 // document, the whole subtree, piercing shadow roots), resolved in the
 // world.
-func (t *Tab) walkArgs(ctx context.Context, f *pagecore.Frame, w pagecore.World, wo walkOpts, anchor observe.Ref) ([]*runtime.CallArgument, error) {
+func (t *Observer) walkArgs(ctx context.Context, f *pagecore.Frame, w pagecore.World, wo walkOpts, anchor Ref) ([]*runtime.CallArgument, error) {
 	ob, _ := json.Marshal(wo)
 	args := []*runtime.CallArgument{{Value: ob}, {Value: jsonv2.Value("null")}}
 	var wg sync.WaitGroup
@@ -375,8 +374,8 @@ func (t *Tab) walkArgs(ctx context.Context, f *pagecore.Frame, w pagecore.World,
 
 // walkResult is a walk as decoded from the walker.
 type walkResult struct {
-	observe.Walk
-	scroll  *observe.ScrollReport
+	Walk
+	scroll  *ScrollReport
 	refsAll bool
 	ms      int
 	bytes   int
@@ -384,11 +383,11 @@ type walkResult struct {
 }
 
 type walkJSON struct {
-	observe.Walk
-	SC *observe.ScrollReport `json:"sc,omitempty"`
-	RA int                   `json:"ra,omitempty"`
-	MS int                   `json:"ms,omitempty"`
-	FR []inlineFrame         `json:"fr,omitempty"`
+	Walk
+	SC *ScrollReport `json:"sc,omitempty"`
+	RA int           `json:"ra,omitempty"`
+	MS int           `json:"ms,omitempty"`
+	FR []inlineFrame `json:"fr,omitempty"`
 }
 
 // deepNode is a node of a deep-serialized value.
@@ -425,7 +424,7 @@ const walkerStub = `function (...args) {
 
 // callWalker calls the walker (Runtime.callFunctionOn with p's target and
 // arguments) and decodes its [json, nodes] result.
-func (t *Tab) callWalker(ctx context.Context, s *chromedp.Target, p runtime.CallFunctionOnParams, await bool) (*walkResult, []deepNode, error) {
+func (t *Observer) callWalker(ctx context.Context, s *chromedp.Target, p runtime.CallFunctionOnParams, await bool) (*walkResult, []deepNode, error) {
 	p.FunctionDeclaration = walkerStub
 	p.SerializationOptions = deepSerialization
 	p.ObjectGroup = obsGroup
@@ -449,10 +448,10 @@ func (t *Tab) callWalker(ctx context.Context, s *chromedp.Target, p runtime.Call
 		if strings.Contains(msg, "no tabpilot walker") {
 			return nil, nil, errNoWalker
 		}
-		return nil, nil, &Error{Code: errcode.Internal, Msg: "observe: page walker failed: " + msg}
+		return nil, nil, &pagecore.Error{Code: errcode.Internal, Msg: "observe: page walker failed: " + msg}
 	}
 	if res.Result == nil || res.Result.DeepSerializedValue == nil {
-		return nil, nil, &Error{Code: errcode.Internal, Msg: "observe: the page walker returned nothing"}
+		return nil, nil, &pagecore.Error{Code: errcode.Internal, Msg: "observe: the page walker returned nothing"}
 	}
 	var parts []deepValue
 	if err := jsonv2.Unmarshal(res.Result.DeepSerializedValue.Value, &parts); err != nil || len(parts) != 2 {
@@ -496,13 +495,13 @@ func decodeNodes(raw jsonv2.Value) ([]deepNode, error) {
 // closedRoots records the backend node ids the walk serialized, and walks
 // the closed shadow roots of its hosts into it (in their place, up to 8 at
 // a time), in turn for the roots they hold.
-func (t *Tab) closedRoots(ctx context.Context, w *walked, nodes []deepNode, extra []*runtime.CallArgument, wo walkOpts, depth int) error {
+func (t *Observer) closedRoots(ctx context.Context, w *walked, nodes []deepNode, extra []*runtime.CallArgument, wo walkOpts, depth int) error {
 	items := w.walk.Items
 	type sub struct {
 		at      int
-		it      observe.Item
+		it      Item
 		root    cdp.BackendNodeID
-		items   []observe.Item
+		items   []Item
 		backend map[int]cdp.BackendNodeID
 		refsAll bool
 		err     error
@@ -517,7 +516,7 @@ func (t *Tab) closedRoots(ctx context.Context, w *walked, nodes []deepNode, extr
 		if n.BackendNodeID != 0 {
 			w.backend[it.Node] = n.BackendNodeID
 		}
-		if it.Kind == observe.KindHost && n.ShadowRoot != nil && n.ShadowRoot.Value != nil && n.ShadowRoot.Value.Mode == "closed" && depth <= 8 {
+		if it.Kind == KindHost && n.ShadowRoot != nil && n.ShadowRoot.Value != nil && n.ShadowRoot.Value.Mode == "closed" && depth <= 8 {
 			subs = append(subs, &sub{at: ii, it: *it, root: n.ShadowRoot.Value.BackendNodeID})
 		}
 	}
@@ -567,16 +566,16 @@ func (t *Tab) closedRoots(ctx context.Context, w *walked, nodes []deepNode, extr
 // mediaControls adds the controls of the walk's media elements (in their
 // user-agent shadow roots, which page scripts cannot reach) after them:
 // the buttons and sliders Accessibility.queryAXTree finds under each.
-func (t *Tab) mediaControls(ctx context.Context, w *walked) {
+func (t *Observer) mediaControls(ctx context.Context, w *walked) {
 	items := w.walk.Items
 	next := -1 // synthetic node indexes, below the walker's
 	for i := len(items) - 1; i >= 0; i-- {
 		it := items[i]
 		be := w.backend[it.Node]
-		if it.Kind != observe.KindMedia || be == 0 {
+		if it.Kind != KindMedia || be == 0 {
 			continue
 		}
-		var add []observe.Item
+		var add []Item
 		roles := []string{"button", "slider"}
 		var found [2][]*accessibility.Node
 		var wg sync.WaitGroup
@@ -598,7 +597,7 @@ func (t *Tab) mediaControls(ctx context.Context, w *walked) {
 					_ = jsonv2.Unmarshal(n.Name.Value, &name)
 				}
 				w.backend[next] = n.BackendDOMNodeID
-				add = append(add, observe.Item{Kind: observe.KindElement, Node: next, Role: role, Name: name,
+				add = append(add, Item{Kind: KindElement, Node: next, Role: role, Name: name,
 					Region: it.Region, Landmark: it.Landmark, Heading: it.Heading})
 				next--
 			}

@@ -1,4 +1,4 @@
-package tabs
+package observe
 
 import (
 	"context"
@@ -34,7 +34,7 @@ const listenersGroup = "tabpilot-listeners-"
 // Inspector.targetCrashed), with or without the stealth patches (the
 // chaos test, TestChaos, found it). Released at once, the wrappers of the
 // main world leave nothing behind.
-func (t *Tab) listenerNodes(ctx context.Context, f *pagecore.Frame, w pagecore.World) ([]cdp.BackendNodeID, error) {
+func (t *Observer) listenerNodes(ctx context.Context, f *pagecore.Frame, w pagecore.World) ([]cdp.BackendNodeID, error) {
 	group := listenersGroup + string(f.ID)
 	doc, err := cdp.Call(ctx, f.Sess, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: w.Doc, ObjectGroup: group})
 	if err != nil {
@@ -88,7 +88,7 @@ const clickGroup = "tabpilot-clickables"
 // observation of the same world resolved, and releasing (in the
 // background) the ones no longer listed. An id that does not resolve gives
 // "".
-func (t *Tab) clickableObjects(ctx context.Context, f *pagecore.Frame, w pagecore.World, ids []cdp.BackendNodeID) []runtime.RemoteObjectID {
+func (t *Observer) clickableObjects(ctx context.Context, f *pagecore.Frame, w pagecore.World, ids []cdp.BackendNodeID) []runtime.RemoteObjectID {
 	k := pagecore.WorldKey{Session: f.Sess.SessionID, Frame: f.ID, Loader: f.Loader}
 	t.obs.mu.Lock()
 	prev := t.obs.clickables[k]

@@ -1,9 +1,10 @@
-package tabs
+package observe
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"os"
 	"slices"
 	"strings"
@@ -18,62 +19,83 @@ import (
 
 	"github.com/tabpilot/tabpilot/errcode"
 	"github.com/tabpilot/tabpilot/tabs/js"
-	"github.com/tabpilot/tabpilot/tabs/observe"
 	"github.com/tabpilot/tabpilot/tabs/pagecore"
 )
 
-// walkerJS is the walker with the row key and area box functions in
-// place.
-var walkerJS = strings.NewReplacer("/*ROWKEY*/", js.RowKey, "/*AREABOX*/", js.AreaBox).Replace(js.Observe)
+// Observer observes one page: it walks the page's frames in its isolated
+// worlds, builds the observation (BuildDOM, Diff, TrimWith) and keeps the
+// numbering that actions resolve numbers with. Its methods are safe for
+// concurrent use.
+type Observer struct {
+	*pagecore.Page
+	log *slog.Logger
 
-// actionableJS is the actionability check with the area box function in
-// place.
-var actionableJS = strings.Replace(js.Actionable, "/*AREABOX*/", js.AreaBox, 1)
+	// mu guards num and last.
+	mu   sync.Mutex
+	num  *Numbering
+	last *Observation
 
-// shownNowJS is the body that computes what a node shows now
-// (shownNow's fields), given the label key it had (key). Whether that
-// label is elsewhere is asked only of a node in no list item or row,
-// whose label is all that tells it apart: in a row, the row key does.
-const shownNowJS = `const shownNow = (node, key) => {
-  if (!node.isConnected) return null;
-  const row = rowKey(node);
-  const label = labelKey(node);
-  let elsewhere = false;
-  if (row === '' && key && label !== key) {
-    for (const n of node.getRootNode().querySelectorAll(node.localName)) {
-      if (n !== node && labelKey(n) === key) { elsewhere = true; break; }
-    }
-  }
-  return { row, label, elsewhere };
-};`
+	obs obsTabState
+}
 
-// shownJS returns what an element's item shows and its own label (the
-// keys of js/rowkey.js), in the element's main world (checkShown).
-var shownJS = "function(key) {\n" + js.RowKey + "\n" + shownNowJS + "\nreturn shownNow(this, key);\n}"
+// NewObserver returns the observer of page p, logging to log.
+func NewObserver(p *pagecore.Page, log *slog.Logger) *Observer {
+	return &Observer{Page: p, log: log, num: NewNumbering()}
+}
 
-// actionableShownJS is the actionability check of an element by number,
-// with checkShown's comparison in the same call: when the node no longer
-// shows the list item or row it was numbered in (opts.row), or its old
-// label (opts.key) is now on another node, it returns {state: "shown"}
-// before the check has touched anything; else the check's result, with
-// what the node shows now (shown, as shownJS).
-var actionableShownJS = "async function (opts) {\n" + js.RowKey + "\n" + shownNowJS + `
-const shown = shownNow(this, opts.key);
-if (!shown || shown.row !== opts.row || shown.elsewhere) return { state: 'shown', shown };
-const r = await (` + actionableJS + `).call(this, opts);
-if (r) r.shown = shown;
-return r;
-}`
+// Lookup returns the element behind number id of the page's observations,
+// and whether there is one (Numbering.Lookup).
+func (t *Observer) Lookup(id int) (Ref, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.num.Lookup(id)
+}
 
-// ObserveOptions are the options of tab.observe (DESIGN.md section 4).
-type ObserveOptions struct {
+// Shown returns the name and label key number id showed when it was
+// numbered (Numbering.Shown).
+func (t *Observer) Shown(id int) (name, key string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.num.Shown(id)
+}
+
+// Acted records the element the latest action by number resolved: the
+// next observation keeps it and its neighbours within the budget.
+func (t *Observer) Acted(ref Ref) {
+	t.obs.mu.Lock()
+	t.obs.lastActed = ref
+	t.obs.mu.Unlock()
+}
+
+// Reset forgets the numbers and the last observation: the top document
+// changed. restored says it came back from the back/forward cache, whose
+// remote objects did not come back with it.
+func (t *Observer) Reset(restored bool) {
+	if restored {
+		t.obs.mu.Lock()
+		clear(t.obs.clickables)
+		t.obs.mu.Unlock()
+	}
+	t.mu.Lock()
+	t.num.Reset()
+	t.last = nil
+	t.mu.Unlock()
+}
+
+// WalkerJS is the walker, with the row key and area box functions in
+// place: the script pagecore compiles in each isolated world it makes
+// (Env.WorldScript).
+var WalkerJS = strings.NewReplacer("/*ROWKEY*/", js.RowKey, "/*AREABOX*/", js.AreaBox).Replace(js.Observe)
+
+// PageOptions are the options of tab.observe (DESIGN.md section 4).
+type PageOptions struct {
 	// IncludeAll adds the structure a reader needs: headings with their
 	// level, landmarks, dialogs, alerts, lists and text (trimmed).
 	IncludeAll bool
 	// ViewportOnly keeps what intersects the viewport.
 	ViewportOnly bool
 	// MaxTokens is the budget of the text rendering (bytes/4); 0 means
-	// 6000 (observe.DefaultMaxTokens).
+	// 6000 (DefaultMaxTokens).
 	MaxTokens int
 	// Query keeps the elements whose name, value or context contains it,
 	// case-insensitively; it finds and numbers any element of a page too
@@ -103,7 +125,7 @@ const observeLoadWait = 3 * time.Second
 // page still loading is still useful. A document that did not load within
 // one wait is not waited for again (a stuck tracker or image would cost
 // every observation the whole limit).
-func (t *Tab) waitLoaded(ctx context.Context, limit time.Duration) bool {
+func (t *Observer) waitLoaded(ctx context.Context, limit time.Duration) bool {
 	deadline := time.Now().Add(limit)
 	for {
 		loading, doc := t.NavState()
@@ -128,20 +150,6 @@ func (t *Tab) waitLoaded(ctx context.Context, limit time.Duration) bool {
 	}
 }
 
-type pageInfo struct {
-	URL   string  `json:"url"`
-	Title string  `json:"title"`
-	VW    float64 `json:"vw"`
-	VH    float64 `json:"vh"`
-	SX    float64 `json:"sx"`
-	SY    float64 `json:"sy"`
-	SW    float64 `json:"sw"`
-	SH    float64 `json:"sh"`
-}
-
-const pageInfoJS = `({url: location.href, title: document.title, vw: innerWidth, vh: innerHeight,
- sx: scrollX, sy: scrollY, sw: document.documentElement.scrollWidth, sh: document.documentElement.scrollHeight})`
-
 // refsAll is the number of numbered items up to which an observation
 // fetches the backend node ids of all of them (so the full observation is
 // numbered throughout); above it, only of those the budget shows.
@@ -156,7 +164,7 @@ const obsGroup = "tabpilot-observe"
 
 // Observe returns the tab's numbered observation (DESIGN.md section 4).
 //
-// It runs the page walker (js/observe.js) in an isolated world
+// It runs the page walker (js/js) in an isolated world
 // (Page.createIsolatedWorld, made once per document) of the top frame and
 // of each out-of-process iframe (Target.getTargets; attached once and kept
 // while the iframe lives), concurrently; each walk takes in its same-origin
@@ -191,9 +199,9 @@ const obsGroup = "tabpilot-observe"
 // Errors: bad_request for an unknown Since, not_actionable when a
 // JavaScript dialog blocks the page, not_alive when the tab is gone,
 // timeout past the deadline of ctx.
-func (t *Tab) Observe(ctx context.Context, o ObserveOptions) (*observe.Observation, error) {
+func (t *Observer) Observe(ctx context.Context, o PageOptions) (*Observation, error) {
 	if o.Since != "" && o.Since != "last" {
-		return nil, Errorf(errcode.BadRequest, "invalid since %q: use \"last\"", o.Since)
+		return nil, pagecore.Errorf(errcode.BadRequest, "invalid since %q: use \"last\"", o.Since)
 	}
 	if d := t.PendingDialog(); d != nil {
 		return nil, pagecore.DialogBlocked(d, "be observed")
@@ -204,7 +212,7 @@ func (t *Tab) Observe(ctx context.Context, o ObserveOptions) (*observe.Observati
 	if err != nil {
 		return nil, err
 	}
-	bo := observe.Options{IncludeAll: o.IncludeAll, ViewportOnly: o.ViewportOnly, Query: o.Query, MaxTokens: o.MaxTokens, Boxes: o.Boxes}
+	bo := Options{IncludeAll: o.IncludeAll, ViewportOnly: o.ViewportOnly, Query: o.Query, MaxTokens: o.MaxTokens, Boxes: o.Boxes}
 	if o.Since != "" {
 		// A diff compares whole observations.
 		bo.ViewportOnly, bo.Query = false, ""
@@ -219,15 +227,15 @@ func (t *Tab) Observe(ctx context.Context, o ObserveOptions) (*observe.Observati
 	anchor := t.obs.lastActed
 	t.obs.mu.Unlock()
 	t.mu.Lock()
-	full := observe.BuildDOM(in, t.num, bo)
+	full := BuildDOM(in, t.num, bo)
 	full.Scrolled = report
 	// The base of the next diff is the whole observation, unfiltered.
 	base := full
 	if bo.Query != "" || bo.ViewportOnly {
-		base = observe.BuildDOM(in, t.num, observe.Options{IncludeAll: bo.IncludeAll})
+		base = BuildDOM(in, t.num, Options{IncludeAll: bo.IncludeAll})
 	}
-	prev := t.lastObs
-	t.lastObs = base
+	prev := t.last
+	t.last = base
 	t.mu.Unlock()
 	shown := full
 	if o.Since != "" {
@@ -236,10 +244,10 @@ func (t *Tab) Observe(ctx context.Context, o ObserveOptions) (*observe.Observati
 			cp.Notes = append(slices.Clone(cp.Notes), "no previous observation of this page to compare with: this is the whole observation")
 			shown = &cp
 		} else {
-			shown = observe.Diff(prev, full)
+			shown = Diff(prev, full)
 		}
 	}
-	obs, omitted := observe.TrimWith(shown, observe.TrimOptions{MaxTokens: o.MaxTokens, Anchor: anchor})
+	obs, omitted := TrimWith(shown, TrimOptions{MaxTokens: o.MaxTokens, Anchor: anchor})
 	if stillLoading {
 		obs.Notes = append(slices.Clone(obs.Notes), "the page is still loading (no load event yet): observed as it is now")
 	}
@@ -254,15 +262,20 @@ func (t *Tab) Observe(ctx context.Context, o ObserveOptions) (*observe.Observati
 }
 
 // observeRecorder, when set (by tests), receives each observation's input.
-var observeRecorder func(tab string, in *observe.DOMInput)
+var observeRecorder func(tab string, in *DOMInput)
+
+// SetRecorder makes every observation hand its input to f (nil: stop):
+// the tests of package tabs record the inputs of this package's golden
+// tests with it. It is not safe to call while observations run.
+func SetRecorder(f func(tab string, in *DOMInput)) { observeRecorder = f }
 
 // fetchRefs fetches the backend node ids of the elements the observation
 // numbers, for the walks that did not serialize them all: up to refsAll of
-// them, else those observe.PickDOM keeps within the budget (after the
+// them, else those PickDOM keeps within the budget (after the
 // filters) (__tpObs.pick in the walk's world, deep-serialized). holders
 // are the walks of in.Frames. The observation's remote objects are
 // released afterwards, in the background.
-func (t *Tab) fetchRefs(ctx context.Context, in *observe.DOMInput, holders, walks []*walked, bo observe.Options) error {
+func (t *Observer) fetchRefs(ctx context.Context, in *DOMInput, holders, walks []*walked, bo Options) error {
 	defer t.releaseObjects(walks)
 	want := map[*walked][]int{}
 	total, missing := 0, 0
@@ -270,8 +283,8 @@ func (t *Tab) fetchRefs(ctx context.Context, in *observe.DOMInput, holders, walk
 		w := holders[fi]
 		for _, it := range in.Frames[fi].Walk.Items {
 			switch it.Kind {
-			case observe.KindElement, observe.KindHeading, observe.KindDialog:
-				if !bo.IncludeAll && it.Kind != observe.KindElement {
+			case KindElement, KindHeading, KindDialog:
+				if !bo.IncludeAll && it.Kind != KindElement {
 					continue
 				}
 				total++
@@ -291,7 +304,7 @@ func (t *Tab) fetchRefs(ctx context.Context, in *observe.DOMInput, holders, walk
 	if total > refsAll {
 		clear(want)
 		t.mu.Lock()
-		picks := observe.PickDOM(in, t.num, bo)
+		picks := PickDOM(in, t.num, bo)
 		t.mu.Unlock()
 		for _, p := range picks {
 			w := holders[p.Frame]
@@ -341,7 +354,7 @@ func (t *Tab) fetchRefs(ctx context.Context, in *observe.DOMInput, holders, walk
 
 // releaseObjects releases the remote objects of an observation
 // (Runtime.releaseObjectGroup on each session), in the background.
-func (t *Tab) releaseObjects(walks []*walked) {
+func (t *Observer) releaseObjects(walks []*walked) {
 	sessions := map[*chromedp.Target]bool{}
 	for _, w := range walks {
 		if w != nil {
@@ -358,12 +371,12 @@ func (t *Tab) releaseObjects(walks []*walked) {
 	}()
 }
 
-// boxes returns the layout boxes of elements in top-level viewport CSS
+// Boxes returns the layout boxes of elements in top-level viewport CSS
 // pixels: those the walker measured, else the bounds of the first content
 // quad (DOM.getContentQuads on the element's session, offset by its
 // out-of-process iframes); elements without a box are absent.
-func (t *Tab) boxes(ctx context.Context, els []observe.Element) map[observe.Ref]observe.Rect {
-	out := make(map[observe.Ref]observe.Rect, len(els))
+func (t *Observer) Boxes(ctx context.Context, els []Element) map[Ref]Rect {
+	out := make(map[Ref]Rect, len(els))
 	var mu sync.Mutex
 	sem := make(chan struct{}, 8)
 	var wg sync.WaitGroup
@@ -405,7 +418,7 @@ func (t *Tab) boxes(ctx context.Context, els []observe.Element) map[observe.Ref]
 				minY, maxY = min(minY, qd[i+1]), max(maxY, qd[i+1])
 			}
 			mu.Lock()
-			out[e.Ref] = observe.Rect{X: minX, Y: minY, Width: maxX - minX, Height: maxY - minY}
+			out[e.Ref] = Rect{X: minX, Y: minY, Width: maxX - minX, Height: maxY - minY}
 			mu.Unlock()
 		})
 	}
@@ -415,7 +428,7 @@ func (t *Tab) boxes(ctx context.Context, els []observe.Element) map[observe.Ref]
 
 // writeFull writes an observation as JSON to a new private (0600) temp
 // file and returns its path.
-func writeFull(o *observe.Observation) (string, error) {
+func writeFull(o *Observation) (string, error) {
 	f, err := os.CreateTemp("", "tabpilot-observation-*.json")
 	if err != nil {
 		return "", err
@@ -430,4 +443,19 @@ func writeFull(o *observe.Observation) (string, error) {
 		return "", err
 	}
 	return f.Name(), nil
+}
+
+// obsTabState is the observation state of a tab beside its numbering.
+type obsTabState struct {
+	mu sync.Mutex
+	// loadGaveUp is the top-level document (Page.navSeq) whose load an
+	// observation waited for in vain, when loadGaveUpSet.
+	loadGaveUp    int
+	loadGaveUpSet bool
+	// clickables are, by world, the nodes with click-like listeners as
+	// remote objects in that world, kept from one observation to the next
+	// (walkArgs).
+	clickables map[pagecore.WorldKey]*clickableSet
+	// lastActed is the element the latest action by number resolved.
+	lastActed Ref
 }
