@@ -1,7 +1,12 @@
 package tabs
 
 import (
+	"context"
+	"time"
+
+	"github.com/chromedp/chromedp/kb"
 	"github.com/tabpilot/tabpilot/errcode"
+	"github.com/tabpilot/tabpilot/tabs/act"
 	"github.com/tabpilot/tabpilot/tabs/observe"
 	"github.com/tabpilot/tabpilot/tabs/pagecore"
 )
@@ -30,6 +35,24 @@ type (
 	Response = pagecore.Response
 	// ObserveOptions are the options of tab.observe.
 	ObserveOptions = observe.PageOptions
+	// Target names an element: a number or a selector.
+	Target = act.Target
+	// ActionResult is the outcome of an action on an element.
+	ActionResult = act.ActionResult
+	// Point is a point in viewport CSS pixels.
+	Point = act.Point
+	// DragEnd is where a drag starts or ends: an element or a point.
+	DragEnd = act.DragEnd
+	// DragOptions tune a drag.
+	DragOptions = act.DragOptions
+	// ScrollResult is the outcome of a scroll.
+	ScrollResult = act.ScrollResult
+	// ClickAtResult is the outcome of a click at a point.
+	ClickAtResult = act.ClickAtResult
+	// SelectResult is the outcome of a select.
+	SelectResult = act.SelectResult
+	// UploadResult is the outcome of an upload.
+	UploadResult = act.UploadResult
 )
 
 // Sentinels callers branch on with errors.Is.
@@ -50,3 +73,17 @@ func Errorf(code errcode.Code, format string, args ...any) *Error {
 // DefaultIdle is how long the network must stay quiet for
 // WaitForLoadState("networkidle") when no idle time is given.
 const DefaultIdle = pagecore.DefaultIdle
+
+// ParseTarget parses a target: an element number ("12") or a selector
+// (act.ParseTarget).
+func ParseTarget(s string) (Target, error) { return act.ParseTarget(s) }
+
+// ParseKey parses a key or chord such as "Enter" or "Control+A"
+// (act.ParseKey).
+func ParseKey(s string) (*kb.Key, int64, error) { return act.ParseKey(s) }
+
+// WithActionTimeout bounds the auto-wait of the actions run with ctx
+// (act.WithActionTimeout).
+func WithActionTimeout(ctx context.Context, d time.Duration) context.Context {
+	return act.WithActionTimeout(ctx, d)
+}

@@ -90,19 +90,9 @@ func (t *Tab) Screenshot(ctx context.Context, o ScreenshotOptions) (*Screenshot,
 	cssW := info.VW
 	switch {
 	case o.Target != nil:
-		el, err := t.find(ctx, *o.Target, autoWait)
+		r, err := t.PageBox(ctx, *o.Target)
 		if err != nil {
 			return nil, err
-		}
-		if _, _, err := t.actionable(ctx, el, actOpts{}, autoWait); err != nil {
-			return nil, err
-		}
-		var r struct{ X, Y, W, H float64 }
-		if err := t.callOn(ctx, el, `function(){ const r = this.getBoundingClientRect(); return {X: r.left + scrollX, Y: r.top + scrollY, W: r.width, H: r.height}; }`, &r); err != nil {
-			return nil, err
-		}
-		if r.W < 1 || r.H < 1 {
-			return nil, &Error{Code: errcode.NotActionable, Msg: "the element has no size to capture"}
 		}
 		p.Clip = &page.Viewport{X: r.X, Y: r.Y, Width: r.W, Height: r.H, Scale: 1}
 		p.CaptureBeyondViewport = new(true)
@@ -220,3 +210,39 @@ type pageInfo struct {
 
 const pageInfoJS = `({url: location.href, title: document.title, vw: innerWidth, vh: innerHeight,
  sx: scrollX, sy: scrollY, sw: document.documentElement.scrollWidth, sh: document.documentElement.scrollHeight})`
+
+// ClickAt clicks at a point (Input.dispatchMouseEvent). Without shot, x
+// and y are viewport CSS pixels; with shot (a screenshot's ID, or -1 for
+// the latest), they are pixels of that screenshot's model image, mapped
+// back through its scale and origin. Errors: bad_request for a point
+// outside the viewport or an unknown screenshot; stale_element when the
+// page navigated since that screenshot.
+func (t *Tab) ClickAt(ctx context.Context, x, y float64, shot int) (*ClickAtResult, error) {
+	if err := t.DialogBlock(); err != nil {
+		return nil, err
+	}
+	if shot != 0 {
+		t.mu.Lock()
+		s := t.lastShot
+		t.mu.Unlock()
+		if s == nil || (shot > 0 && s.ID != shot) {
+			return nil, Errorf(errcode.BadRequest, "clickAt: screenshot %d is not the tab's latest; take a screenshot and use its coordinates", shot)
+		}
+		if s.NavSeq != t.NavSeq() {
+			return nil, &Error{Code: errcode.StaleElement, Msg: fmt.Sprintf("clickAt: the page navigated since screenshot %d; take a new one", s.ID), Err: ErrStale}
+		}
+		var sc struct{ X, Y float64 }
+		if err := t.EvalJSON(ctx, `({X: scrollX, Y: scrollY})`, &sc); err != nil {
+			return nil, err
+		}
+		if !s.Full && (math.Abs(sc.X-s.ScrollX) > 1 || math.Abs(sc.Y-s.ScrollY) > 1) {
+			return nil, &Error{Code: errcode.StaleElement, Msg: fmt.Sprintf("clickAt: the page scrolled since screenshot %d; take a new one", s.ID), Err: ErrStale}
+		}
+		scale := s.Scale
+		if scale <= 0 {
+			scale = 1
+		}
+		x, y = s.ClipX+x/scale-sc.X, s.ClipY+y/scale-sc.Y
+	}
+	return t.ClickPoint(ctx, x, y)
+}

@@ -5,10 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"strings"
 
-	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/dom"
 	"github.com/tabpilot/tabpilot/tabs/js"
 )
 
@@ -43,28 +40,4 @@ func (t *Tab) drawMarks(ctx context.Context) (int, func(), error) {
 		_ = t.EvalJSON(context.WithoutCancel(ctx), `document.getElementById('__tabpilot_marks')?.remove()`, nil)
 	}
 	return n, remove, nil
-}
-
-// hitTest describes the element at a viewport point
-// (DOM.getNodeForLocation, then DOM.describeNode).
-func (t *Tab) hitTest(ctx context.Context, x, y float64) string {
-	loc, err := cdp.Call(ctx, t.Target(), dom.GetNodeForLocation, dom.GetNodeForLocationParams{X: int64(x), Y: int64(y), IgnorePointerEventsNone: new(true)})
-	if err != nil || loc.BackendNodeID == 0 {
-		return "nothing"
-	}
-	el := &element{desc: "the hit element", backend: loc.BackendNodeID}
-	r, err := cdp.Call(ctx, t.Target(), dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: loc.BackendNodeID})
-	if err != nil || r.Object == nil {
-		return "a node"
-	}
-	el.obj = r.Object.ObjectID
-	var d string
-	_ = t.callOn(ctx, el, `function(){ let e = this.nodeType === 1 ? this : this.parentElement; if (!e) return 'a node';
-  let s = e.tagName.toLowerCase(); if (e.id) s += '#' + e.id;
-  const t = (e.innerText || e.value || e.getAttribute('aria-label') || '').replace(/\s+/g, ' ').trim();
-  if (t) s += ' "' + (t.length > 40 ? t.slice(0, 40) + '…' : t) + '"'; return s; }`, &d)
-	if strings.TrimSpace(d) == "" {
-		return "a node"
-	}
-	return d
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/chromedp/cdproto/target"
 
 	"github.com/tabpilot/tabpilot/browser"
+	"github.com/tabpilot/tabpilot/tabs/act"
 	"github.com/tabpilot/tabpilot/tabs/observe"
 	"github.com/tabpilot/tabpilot/tabs/pagecore"
 )
@@ -31,6 +32,7 @@ type Tab struct {
 	slot chan struct{}
 
 	*observe.Observer
+	*act.Actor
 
 	// mu guards the viewport and the screenshots.
 	mu       sync.Mutex
@@ -43,6 +45,10 @@ func newTab(s *Supervisor, name string, key browser.Key, dialogs string) *Tab {
 	t := &Tab{sup: s, key: key, slot: make(chan struct{}, 1), viewport: s.opts.Viewport}
 	t.Page = pagecore.New(name, dialogs, t.pageEnv())
 	t.Observer = observe.NewObserver(t.Page, s.log)
+	t.Actor = act.NewActor(t.Observer, s.log, func(f func()) { s.wg.Go(f) }, func() (int, int) {
+		vp := t.Viewport()
+		return vp.Width, vp.Height
+	})
 	return t
 }
 

@@ -34,17 +34,19 @@ var layers = [][]string{
 	{"tabs/pagecore"},
 	// 5. Observation: the walker, its CDP side and the transform.
 	{"tabs/observe"},
-	// 6. The supervisor, the tab and its actions.
+	// 6. Actions: element location, actionability and input.
+	{"tabs/act"},
+	// 7. The supervisor, the tab and its actions.
 	{"tabs"},
-	// 7. The run action's JavaScript runtime, bound to a tab.
+	// 8. The run action's JavaScript runtime, bound to a tab.
 	{"tabs/script"},
-	// 8. The wire contract: standard library and errcode only (see stdOnly).
+	// 9. The wire contract: standard library and errcode only (see stdOnly).
 	{"api"},
-	// 9. The dispatcher, and the doors speaking the contract.
+	// 10. The dispatcher, and the doors speaking the contract.
 	{"api/service", "api/rpc", "api/mcp"},
-	// 10. The CLI's side of the daemon's socket (see light).
+	// 11. The CLI's side of the daemon's socket (see light).
 	{"api/client"},
-	// 11. Programs.
+	// 12. Programs.
 	{"cmd/tabpilot", "bench/soak", "bench/suite"},
 }
 

@@ -21,6 +21,6 @@
 // It must not know about tabs, numbers or observations: what it needs
 // from its owner (the supervisor's logger and goroutines, the download
 // directory, the egress guard, a callback when the top document changes
-// or a popup opens) comes in Env. Element location, input and
-// observation are built on it in package tabs.
+// or a popup opens) comes in Env. Observation (tabs/observe), element
+// location and input (tabs/act) and the tab's life (tabs) are built on it.
 package pagecore

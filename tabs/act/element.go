@@ -1,4 +1,4 @@
-package tabs
+package act
 
 import (
 	"context"
@@ -44,11 +44,11 @@ func (t Target) String() string {
 func ParseTarget(s string) (Target, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
-		return Target{}, Errorf(errcode.BadRequest, "empty target: give an element number or a selector")
+		return Target{}, pagecore.Errorf(errcode.BadRequest, "empty target: give an element number or a selector")
 	}
 	if n, err := strconv.Atoi(s); err == nil {
 		if n <= 0 {
-			return Target{}, Errorf(errcode.BadRequest, "invalid element number %d", n)
+			return Target{}, pagecore.Errorf(errcode.BadRequest, "invalid element number %d", n)
 		}
 		return Target{ID: n}, nil
 	}
@@ -72,13 +72,13 @@ func splitEngine(sel string) (engine, rest string, err error) {
 	switch name {
 	case "text", "xpath", "pierce", "aria":
 		if strings.TrimSpace(rest) == "" {
-			return "", "", Errorf(errcode.BadRequest, "empty %s selector", name)
+			return "", "", pagecore.Errorf(errcode.BadRequest, "empty %s selector", name)
 		}
 		return name, rest, nil
 	case "css":
 		return "css", rest, nil
 	}
-	return "", "", Errorf(errcode.BadRequest, "unknown selector prefix %q: use text/, xpath/, pierce/, aria/ or a CSS selector", m[0])
+	return "", "", pagecore.Errorf(errcode.BadRequest, "unknown selector prefix %q: use text/, xpath/, pierce/, aria/ or a CSS selector", m[0])
 }
 
 // element is a resolved element: a remote object in its frame's main world.
@@ -104,7 +104,7 @@ type element struct {
 // resolve finds the element a target names, once. Errors: bad_request,
 // element_not_found, stale_element (a number from an older observation or
 // whose node is gone).
-func (t *Tab) resolve(ctx context.Context, tg Target) (*element, error) {
+func (t *Actor) resolve(ctx context.Context, tg Target) (*element, error) {
 	if tg.ID > 0 {
 		return t.resolveNumber(ctx, tg.ID) // number.go
 	}
@@ -129,7 +129,7 @@ func (t *Tab) resolve(ctx context.Context, tg Target) (*element, error) {
 		return nil, pagecore.EvalErr(err)
 	}
 	if res.ExceptionDetails != nil {
-		return nil, Errorf(errcode.BadRequest, "invalid selector %q: %s", tg.Selector, pagecore.ExceptionText(res.ExceptionDetails))
+		return nil, pagecore.Errorf(errcode.BadRequest, "invalid selector %q: %s", tg.Selector, pagecore.ExceptionText(res.ExceptionDetails))
 	}
 	if res.Result == nil || res.Result.ObjectID == "" {
 		return nil, nil // not found (yet)
@@ -141,7 +141,7 @@ var ariaRE = regexp.MustCompile(`^(.*?)(?:\[role=["']?([a-zA-Z]+)["']?\])?$`)
 
 // resolveAria finds the first node by accessible name and role
 // (Accessibility.queryAXTree), as Puppeteer's aria/Name[role="button"].
-func (t *Tab) resolveAria(ctx context.Context, sel, orig string) (*element, error) {
+func (t *Actor) resolveAria(ctx context.Context, sel, orig string) (*element, error) {
 	m := ariaRE.FindStringSubmatch(strings.TrimSpace(sel))
 	name, role := strings.TrimSpace(m[1]), m[2]
 	doc, err := cdp.Call(ctx, t.Target(), runtime.Evaluate, runtime.EvaluateParams{Expression: "document"})
@@ -177,7 +177,7 @@ const autoWait = 5 * time.Second
 
 // find resolves a target, waiting (up to autoWait, within ctx) for a
 // selector to match. A number never waits: it names a node, or is stale.
-func (t *Tab) find(ctx context.Context, tg Target, wait time.Duration) (*element, error) {
+func (t *Actor) find(ctx context.Context, tg Target, wait time.Duration) (*element, error) {
 	deadline := time.Now().Add(wait)
 	for {
 		el, err := t.resolve(ctx, tg)
@@ -185,7 +185,7 @@ func (t *Tab) find(ctx context.Context, tg Target, wait time.Duration) (*element
 			return el, err
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
-			return nil, &Error{Code: errcode.ElementNotFound, Msg: fmt.Sprintf("no element matches %q", tg.Selector),
+			return nil, &pagecore.Error{Code: errcode.ElementNotFound, Msg: fmt.Sprintf("no element matches %q", tg.Selector),
 				Hint: "Selectors search the top document and its open shadow roots, not iframes; observe, then use the element's number (iframes' elements are numbered too)."}
 		}
 		select {
@@ -231,7 +231,7 @@ const coverSettle = 1500 * time.Millisecond
 // callOn calls a function declaration on an element
 // (Runtime.callFunctionOn, awaiting promises, result by value) and decodes
 // the result into out.
-func (t *Tab) callOn(ctx context.Context, el *element, fn string, out any, args ...any) error {
+func (t *Actor) callOn(ctx context.Context, el *element, fn string, out any, args ...any) error {
 	var cargs []*runtime.CallArgument
 	for _, a := range args {
 		b, err := json.Marshal(a)
@@ -251,12 +251,12 @@ func (t *Tab) callOn(ctx context.Context, el *element, fn string, out any, args 
 	})
 	if err != nil {
 		if strings.Contains(err.Error(), "Cannot find context") || strings.Contains(err.Error(), "Could not find object") {
-			return &Error{Code: errcode.StaleElement, Msg: el.desc + " is gone (the page navigated); observe again", Err: ErrStale}
+			return &pagecore.Error{Code: errcode.StaleElement, Msg: el.desc + " is gone (the page navigated); observe again", Err: pagecore.ErrStale}
 		}
 		return pagecore.EvalErr(err)
 	}
 	if res.ExceptionDetails != nil {
-		return &Error{Code: errcode.ScriptError, Msg: "page error: " + pagecore.ExceptionText(res.ExceptionDetails)}
+		return &pagecore.Error{Code: errcode.ScriptError, Msg: "page error: " + pagecore.ExceptionText(res.ExceptionDetails)}
 	}
 	if out != nil && res.Result != nil && len(res.Result.Value) > 0 {
 		if err := json.Unmarshal(res.Result.Value, out); err != nil {
@@ -285,7 +285,7 @@ type actOpts struct {
 // under a modal dialog or an inert ancestor). A cover that stays the same
 // over a still element of a loaded, unanimated page fails after
 // coverSettle, not after wait.
-func (t *Tab) actionable(ctx context.Context, el *element, o actOpts, wait time.Duration) (float64, float64, error) {
+func (t *Actor) actionable(ctx context.Context, el *element, o actOpts, wait time.Duration) (float64, float64, error) {
 	deadline := time.Now().Add(wait)
 	var st actState
 	var coveredSince time.Time // the same cover over a still element, since
@@ -345,7 +345,7 @@ func (t *Tab) actionable(ctx context.Context, el *element, o actOpts, wait time.
 		// ancestors in their own renderers, and the browser routes input
 		// by what they last presented: let the top page present first.
 		if err := t.AwaitTopFrames(ctx); err != nil {
-			t.sup.log.Debug("wait for the top page's frames", "tab", t.Name(), "err", err)
+			t.log.Debug("wait for the top page's frames", "tab", t.Name(), "err", err)
 		}
 	}
 	// The point in top-level coordinates: content quads map frames.
@@ -369,7 +369,7 @@ func (t *Tab) actionable(ctx context.Context, el *element, o actOpts, wait time.
 // the point it tested (one Runtime.callFunctionOn, no waiting). Errors:
 // stale_element or element_not_found (detached), not_actionable (moved or
 // covered).
-func (t *Tab) verify(ctx context.Context, el *element) error {
+func (t *Actor) verify(ctx context.Context, el *element) error {
 	if len(el.box) != 4 {
 		return nil
 	}
@@ -389,9 +389,9 @@ func (t *Tab) verify(ctx context.Context, el *element) error {
 // gone is the error for an element that was removed from the page.
 func gone(el *element) error {
 	if el.number > 0 {
-		return &Error{Code: errcode.StaleElement, Msg: fmt.Sprintf("element %d was removed from the page; observe again", el.number), Err: ErrStale}
+		return &pagecore.Error{Code: errcode.StaleElement, Msg: fmt.Sprintf("element %d was removed from the page; observe again", el.number), Err: pagecore.ErrStale}
 	}
-	return &Error{Code: errcode.ElementNotFound, Msg: el.desc + " was removed from the page"}
+	return &pagecore.Error{Code: errcode.ElementNotFound, Msg: el.desc + " was removed from the page"}
 }
 
 func notActionable(el *element, st *actState) error {
@@ -421,5 +421,32 @@ func notActionable(el *element, st *actState) error {
 	if st.Tag != "" {
 		name += " (" + st.Tag + ")"
 	}
-	return &Error{Code: errcode.NotActionable, Msg: name + " " + why, Hint: hint}
+	return &pagecore.Error{Code: errcode.NotActionable, Msg: name + " " + why, Hint: hint}
+}
+
+// Box is an element's border box in page CSS pixels (from the top-left of
+// the document, not the viewport).
+type Box struct{ X, Y, W, H float64 }
+
+// PageBox waits (up to autoWait, within ctx) for the element tg names to
+// be visible and stable, scrolled into view, and returns its border box
+// (Element.getBoundingClientRect plus the scroll offset): what a
+// screenshot of the element clips to. Errors: as Click's; not_actionable
+// when it has no size.
+func (t *Actor) PageBox(ctx context.Context, tg Target) (Box, error) {
+	el, err := t.find(ctx, tg, autoWait)
+	if err != nil {
+		return Box{}, err
+	}
+	if _, _, err := t.actionable(ctx, el, actOpts{}, autoWait); err != nil {
+		return Box{}, err
+	}
+	var r Box
+	if err := t.callOn(ctx, el, `function(){ const r = this.getBoundingClientRect(); return {X: r.left + scrollX, Y: r.top + scrollY, W: r.width, H: r.height}; }`, &r); err != nil {
+		return Box{}, err
+	}
+	if r.W < 1 || r.H < 1 {
+		return Box{}, &pagecore.Error{Code: errcode.NotActionable, Msg: "the element has no size to capture"}
+	}
+	return r, nil
 }

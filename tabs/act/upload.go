@@ -1,4 +1,4 @@
-package tabs
+package act
 
 import (
 	"context"
@@ -45,22 +45,22 @@ const fileChooserWait = 3 * time.Second
 // several files for a single-file input; not_actionable for a disabled
 // input, a target whose click would submit a form or follow a link, or
 // when clicking the target opened no file chooser.
-func (t *Tab) UploadFile(ctx context.Context, tg Target, paths []string) (*UploadResult, error) {
+func (t *Actor) UploadFile(ctx context.Context, tg Target, paths []string) (*UploadResult, error) {
 	if len(paths) == 0 {
-		return nil, Errorf(errcode.BadRequest, "uploadFile needs at least one file path")
+		return nil, pagecore.Errorf(errcode.BadRequest, "uploadFile needs at least one file path")
 	}
 	files := make([]string, len(paths))
 	for i, p := range paths {
 		abs, err := filepath.Abs(p)
 		if err != nil {
-			return nil, Errorf(errcode.BadRequest, "uploadFile: bad path %q: %v", p, err)
+			return nil, pagecore.Errorf(errcode.BadRequest, "uploadFile: bad path %q: %v", p, err)
 		}
 		st, err := os.Stat(abs)
 		if err != nil {
-			return nil, Errorf(errcode.BadRequest, "uploadFile: no such file %s", abs)
+			return nil, pagecore.Errorf(errcode.BadRequest, "uploadFile: no such file %s", abs)
 		}
 		if st.IsDir() {
-			return nil, Errorf(errcode.BadRequest, "uploadFile: %s is a directory, not a file", abs)
+			return nil, pagecore.Errorf(errcode.BadRequest, "uploadFile: %s is a directory, not a file", abs)
 		}
 		files[i] = abs
 	}
@@ -90,10 +90,10 @@ func (t *Tab) UploadFile(ctx context.Context, tg Target, paths []string) (*Uploa
 			return nil, err
 		}
 		if st.Disabled {
-			return nil, &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("cannot upload to %s: the file input is disabled", el.desc)}
+			return nil, &pagecore.Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("cannot upload to %s: the file input is disabled", el.desc)}
 		}
 		if len(files) > 1 && !st.Multiple {
-			return nil, Errorf(errcode.BadRequest, "cannot upload %d files to %s: the file input takes one (no multiple attribute)", len(files), el.desc)
+			return nil, pagecore.Errorf(errcode.BadRequest, "cannot upload %d files to %s: the file input takes one (no multiple attribute)", len(files), el.desc)
 		}
 		res.Via = "input"
 		if err := t.setFiles(ctx, t.SessionOf(in.sess), dom.SetFileInputFilesParams{Files: files, ObjectID: in.obj}); err != nil {
@@ -101,7 +101,7 @@ func (t *Tab) UploadFile(ctx context.Context, tg Target, paths []string) (*Uploa
 		}
 		var n int
 		if err := t.callOn(ctx, in, `function(){ return this.files ? this.files.length : 0; }`, &n); err == nil && n != len(files) {
-			return nil, &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("upload to %s had no effect: the input holds %d files, not %d", el.desc, n, len(files))}
+			return nil, &pagecore.Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("upload to %s had no effect: the input holds %d files, not %d", el.desc, n, len(files))}
 		}
 		return res, nil
 	}
@@ -113,7 +113,7 @@ func (t *Tab) UploadFile(ctx context.Context, tg Target, paths []string) (*Uploa
 		return nil, err
 	}
 	if action != "" {
-		return nil, &Error{Code: errcode.NotActionable,
+		return nil, &pagecore.Error{Code: errcode.NotActionable,
 			Msg:  fmt.Sprintf("cannot upload to %s: it is not a file input, does not label or wrap one, and clicking it %s, so it was not clicked to look for a file chooser", el.desc, action),
 			Hint: "Target the <input type=file> itself (it may be hidden: a selector such as input[type=file] finds it), its <label>, or the element that opens the file chooser."}
 	}
@@ -136,26 +136,26 @@ func (t *Tab) UploadFile(ctx context.Context, tg Target, paths []string) (*Uploa
 	select {
 	case raw, ok := <-chooser:
 		if !ok {
-			return nil, &Error{Code: errcode.NotAlive, Msg: "uploadFile: the tab went away", Err: ErrNotAlive}
+			return nil, &pagecore.Error{Code: errcode.NotAlive, Msg: "uploadFile: the tab went away", Err: pagecore.ErrNotAlive}
 		}
 		var ev page.EventFileChooserOpened
 		if err := pagecore.UnmarshalEvent(raw, &ev); err != nil {
 			return nil, fmt.Errorf("decode file chooser event: %w", err)
 		}
 		if ev.Mode == page.FileChooserOpenedModeSelectSingle && len(files) > 1 {
-			return nil, Errorf(errcode.BadRequest, "cannot upload %d files through %s: its file chooser takes one", len(files), el.desc)
+			return nil, pagecore.Errorf(errcode.BadRequest, "cannot upload %d files through %s: its file chooser takes one", len(files), el.desc)
 		}
 		if ev.BackendNodeID == 0 {
-			return nil, &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("the file chooser opened by %s has no file input to set", el.desc)}
+			return nil, &pagecore.Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("the file chooser opened by %s has no file input to set", el.desc)}
 		}
 		if err := t.setFiles(ctx, t.Target(), dom.SetFileInputFilesParams{Files: files, BackendNodeID: ev.BackendNodeID}); err != nil {
 			return nil, err
 		}
 		return res, nil
 	case <-wait.C:
-		return nil, &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("cannot upload to %s: it is not a file input, does not label or wrap one, and clicking it opened no file chooser", el.desc)}
+		return nil, &pagecore.Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("cannot upload to %s: it is not a file input, does not label or wrap one, and clicking it opened no file chooser", el.desc)}
 	case <-ctx.Done():
-		return nil, &Error{Code: errcode.Timeout, Msg: "uploadFile: no file chooser within the timeout", Err: ctx.Err()}
+		return nil, &pagecore.Error{Code: errcode.Timeout, Msg: "uploadFile: no file chooser within the timeout", Err: ctx.Err()}
 	}
 }
 
@@ -180,7 +180,7 @@ const defaultActionJS = `function(){
   return '';
 }`
 
-func (t *Tab) setFiles(ctx context.Context, sess *chromedp.Target, p dom.SetFileInputFilesParams) error {
+func (t *Actor) setFiles(ctx context.Context, sess *chromedp.Target, p dom.SetFileInputFilesParams) error {
 	err := t.Blocking(ctx, func(ctx context.Context) error {
 		_, err := cdp.Call(ctx, sess, dom.SetFileInputFiles, p)
 		return err

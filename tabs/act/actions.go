@@ -1,4 +1,4 @@
-package tabs
+package act
 
 import (
 	"context"
@@ -25,7 +25,7 @@ type ActionResult struct {
 	// Value is a field's text after type or fill.
 	Value *string `json:"value,omitempty"`
 	// Dialog is a JavaScript dialog the action opened and left pending.
-	Dialog *Dialog `json:"dialog,omitempty"`
+	Dialog *pagecore.Dialog `json:"dialog,omitempty"`
 	// Navigated is true when the action started a top-level navigation.
 	Navigated bool `json:"navigated,omitempty"`
 	// Note tells what the page did that the caller may not expect, such
@@ -39,12 +39,12 @@ type ActionResult struct {
 // the page. It says which one moved and where it stands now
 // (ScrollResult.Container and Position; Container is "" and Note says so
 // when nothing moved, as at the end of the page).
-func (t *Tab) Scroll(ctx context.Context, dx, dy float64) (*ScrollResult, error) {
+func (t *Actor) Scroll(ctx context.Context, dx, dy float64) (*ScrollResult, error) {
 	if err := t.DialogBlock(); err != nil {
 		return nil, err
 	}
-	vp := t.Viewport()
-	cx, cy := float64(vp.Width)/2, float64(vp.Height)/2
+	w, h := t.viewport()
+	cx, cy := float64(w)/2, float64(h)/2
 	var snap runtime.EvaluateResult
 	err := t.Blocking(ctx, func(ctx context.Context) error {
 		var err error
@@ -60,14 +60,14 @@ func (t *Tab) Scroll(ctx context.Context, dx, dy float64) (*ScrollResult, error)
 		return nil, pagecore.CDPErr("scroll", err)
 	}
 	if snap.Result == nil || snap.Result.ObjectID == "" {
-		return nil, Errorf(errcode.ScriptError, "scroll: the page's scroll positions could not be read")
+		return nil, pagecore.Errorf(errcode.ScriptError, "scroll: the page's scroll positions could not be read")
 	}
 	return t.scrolled(ctx, t.Target(), snap.Result.ObjectID)
 }
 
 // scrolled reads, a frame after a wheel, which of the scroll containers
 // of snapshot snap (js/scrolled.js) moved, and releases the snapshot.
-func (t *Tab) scrolled(ctx context.Context, sess *chromedp.Target, snap runtime.RemoteObjectID) (*ScrollResult, error) {
+func (t *Actor) scrolled(ctx context.Context, sess *chromedp.Target, snap runtime.RemoteObjectID) (*ScrollResult, error) {
 	defer func() {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 		defer cancel()
@@ -86,7 +86,7 @@ func (t *Tab) scrolled(ctx context.Context, sess *chromedp.Target, snap runtime.
 		return nil, pagecore.EvalErr(err)
 	}
 	if res.ExceptionDetails != nil {
-		return nil, Errorf(errcode.ScriptError, "scroll: %s", pagecore.ExceptionText(res.ExceptionDetails))
+		return nil, pagecore.Errorf(errcode.ScriptError, "scroll: %s", pagecore.ExceptionText(res.ExceptionDetails))
 	}
 	var r ScrollResult
 	if res.Result != nil {
@@ -103,7 +103,7 @@ func (t *Tab) scrolled(ctx context.Context, sess *chromedp.Target, snap runtime.
 // WaitFor waits until the target exists and is visible, for the whole of
 // ctx's deadline. Errors: timeout (element_not_found when ctx has no
 // deadline), stale_element for a number whose node is gone.
-func (t *Tab) WaitFor(ctx context.Context, tg Target) (*ActionResult, error) {
+func (t *Actor) WaitFor(ctx context.Context, tg Target) (*ActionResult, error) {
 	for {
 		el, err := t.resolve(ctx, tg)
 		if err != nil {
@@ -125,7 +125,7 @@ func (t *Tab) WaitFor(ctx context.Context, tg Target) (*ActionResult, error) {
 		}
 		break
 	}
-	return nil, &Error{Code: errcode.Timeout, Msg: fmt.Sprintf("waitFor %s: not visible within the timeout", tg), Err: ctx.Err()}
+	return nil, &pagecore.Error{Code: errcode.Timeout, Msg: fmt.Sprintf("waitFor %s: not visible within the timeout", tg), Err: ctx.Err()}
 }
 
 // Evaluate runs JavaScript source in the page's main world and returns its
@@ -141,7 +141,7 @@ func (t *Tab) WaitFor(ctx context.Context, tg Target) (*ActionResult, error) {
 // The source is told apart by parsing it (goja's ECMAScript parser), not
 // by how it starts. Errors: script_error with the page's exception;
 // bad_request for arguments that are not JSON-serialisable.
-func (t *Tab) Evaluate(ctx context.Context, fnSource string, args []any) (json.RawMessage, error) {
+func (t *Actor) Evaluate(ctx context.Context, fnSource string, args []any) (json.RawMessage, error) {
 	expr, repl, err := evalExpression(fnSource, args)
 	if err != nil {
 		return nil, err
@@ -156,15 +156,15 @@ func (t *Tab) Evaluate(ctx context.Context, fnSource string, args []any) (json.R
 	})
 	if err != nil {
 		if m := err.Error(); strings.Contains(m, "Object reference chain is too long") || strings.Contains(m, "could not be returned by value") || strings.Contains(m, "couldn't be returned by value") {
-			return nil, &Error{Code: errcode.ScriptError, Msg: "evaluate: the result cannot be returned as JSON: it holds a cycle, or a DOM object such as window or an element; return plain data (el.textContent, {x: r.x})"}
+			return nil, &pagecore.Error{Code: errcode.ScriptError, Msg: "evaluate: the result cannot be returned as JSON: it holds a cycle, or a DOM object such as window or an element; return plain data (el.textContent, {x: r.x})"}
 		}
 		if errors.Is(err, context.DeadlineExceeded) {
-			return nil, &Error{Code: errcode.Timeout, Msg: "evaluate: the page's script had not returned (a promise that never settles, or code still running)", Err: err}
+			return nil, &pagecore.Error{Code: errcode.Timeout, Msg: "evaluate: the page's script had not returned (a promise that never settles, or code still running)", Err: err}
 		}
 		return nil, pagecore.EvalErr(err)
 	}
 	if res.ExceptionDetails != nil {
-		return nil, &Error{Code: errcode.ScriptError, Msg: "evaluate: " + pagecore.ExceptionText(res.ExceptionDetails)}
+		return nil, &pagecore.Error{Code: errcode.ScriptError, Msg: "evaluate: " + pagecore.ExceptionText(res.ExceptionDetails)}
 	}
 	if res.Result == nil || len(res.Result.Value) == 0 {
 		return json.RawMessage("null"), nil
@@ -191,7 +191,7 @@ func evalExpression(src string, args []any) (expr string, repl bool, err error) 
 	a := []byte("[]")
 	if args != nil {
 		if a, err = json.Marshal(args); err != nil {
-			return "", false, Errorf(errcode.BadRequest, "evaluate: arguments are not JSON-serialisable: %v", err)
+			return "", false, pagecore.Errorf(errcode.BadRequest, "evaluate: arguments are not JSON-serialisable: %v", err)
 		}
 	}
 	body := strings.TrimRight(src, "; \t\r\n")
@@ -217,15 +217,15 @@ func evalExpression(src string, args []any) (expr string, repl bool, err error) 
 	case kind == "function" || kind == "unknown" && len(args) > 0:
 		return fmt.Sprintf("(%s\n)(...%s)", body, a), false, nil
 	case len(args) > 0:
-		return "", false, Errorf(errcode.BadRequest, "evaluate: %d argument(s) given, but the source is not a function; give one such as (a, b) => …", len(args))
+		return "", false, pagecore.Errorf(errcode.BadRequest, "evaluate: %d argument(s) given, but the source is not a function; give one such as (a, b) => …", len(args))
 	case kind == "expression":
 		return fmt.Sprintf("(async () => (%s\n))()", body), false, nil
 	}
 	return src, true, nil
 }
 
-func asError(err error, target **Error) bool {
-	e, ok := err.(*Error)
+func asError(err error, target **pagecore.Error) bool {
+	e, ok := err.(*pagecore.Error)
 	if ok {
 		*target = e
 	}
@@ -238,7 +238,7 @@ func asError(err error, target **Error) bool {
 // Runtime.callFunctionOn). tab.observe shows a value cut at 2000
 // characters; this reads all of it. It waits up to wait for a selector to
 // match. Errors: element_not_found, stale_element.
-func (t *Tab) Value(ctx context.Context, tg Target, wait time.Duration) (string, error) {
+func (t *Actor) Value(ctx context.Context, tg Target, wait time.Duration) (string, error) {
 	el, err := t.find(ctx, tg, wait)
 	if err != nil {
 		return "", err

@@ -1,4 +1,4 @@
-package tabs
+package act
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tabpilot/tabpilot/errcode"
+	"github.com/tabpilot/tabpilot/tabs/pagecore"
 )
 
 type actionTimeoutKey struct{}
@@ -42,7 +43,7 @@ func actionWait(ctx context.Context) time.Duration {
 // actionable per o, within actionWait(ctx) in all. A selector whose element
 // is replaced while it waits (a re-render) is resolved again. It returns
 // the element and the point to act at (top-level viewport CSS pixels).
-func (t *Tab) locate(ctx context.Context, tg Target, o actOpts) (*element, float64, float64, error) {
+func (t *Actor) locate(ctx context.Context, tg Target, o actOpts) (*element, float64, float64, error) {
 	deadline := time.Now().Add(actionWait(ctx))
 	for {
 		var el *element
@@ -61,7 +62,7 @@ func (t *Tab) locate(ctx context.Context, tg Target, o actOpts) (*element, float
 		if err == nil {
 			return el, x, y, nil
 		}
-		var e *Error
+		var e *pagecore.Error
 		if tg.ID == 0 && errors.As(err, &e) && e.Code == errcode.ElementNotFound && time.Now().Before(deadline) && ctx.Err() == nil {
 			continue // detached: find the selector's new element
 		}
@@ -74,22 +75,22 @@ func (t *Tab) locate(ctx context.Context, tg Target, o actOpts) (*element, float
 // or hidden (gone or not visible), for the whole of ctx. Errors: timeout,
 // bad_request for an unknown state, stale_element for a number whose node
 // is gone (when waiting for attached or visible).
-func (t *Tab) WaitForState(ctx context.Context, tg Target, state string) (*ActionResult, error) {
+func (t *Actor) WaitForState(ctx context.Context, tg Target, state string) (*ActionResult, error) {
 	switch state {
 	case "":
 		state = "visible"
 	case "attached", "detached", "visible", "hidden":
 	default:
-		return nil, Errorf(errcode.BadRequest, "invalid state %q: use attached, detached, visible or hidden", state)
+		return nil, pagecore.Errorf(errcode.BadRequest, "invalid state %q: use attached, detached, visible or hidden", state)
 	}
 	if state == "visible" {
 		return t.WaitFor(ctx, tg)
 	}
 	for {
 		el, err := t.resolve(ctx, tg)
-		var e *Error
+		var e *pagecore.Error
 		if err != nil && ctx.Err() != nil {
-			return nil, &Error{Code: errcode.Timeout, Msg: fmt.Sprintf("waitFor %s: not %s within the timeout", tg, state), Err: ctx.Err()}
+			return nil, &pagecore.Error{Code: errcode.Timeout, Msg: fmt.Sprintf("waitFor %s: not %s within the timeout", tg, state), Err: ctx.Err()}
 		}
 		if err != nil && !(errors.As(err, &e) && e.Code == errcode.StaleElement && (state == "detached" || state == "hidden")) {
 			return nil, err
@@ -114,7 +115,7 @@ func (t *Tab) WaitForState(ctx context.Context, tg Target, state string) (*Actio
 		}
 		select {
 		case <-ctx.Done():
-			return nil, &Error{Code: errcode.Timeout, Msg: fmt.Sprintf("waitFor %s: not %s within the timeout", desc, state), Err: ctx.Err()}
+			return nil, &pagecore.Error{Code: errcode.Timeout, Msg: fmt.Sprintf("waitFor %s: not %s within the timeout", desc, state), Err: ctx.Err()}
 		case <-time.After(100 * time.Millisecond):
 		}
 	}

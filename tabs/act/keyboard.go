@@ -1,4 +1,4 @@
-package tabs
+package act
 
 import (
 	"context"
@@ -20,7 +20,7 @@ import (
 // not work) and, for fill, selects its content. It returns the field's text
 // before the edit, or set=true when the value was set directly (date and
 // similar inputs).
-func (t *Tab) prepareText(ctx context.Context, tg Target, value, mode string) (*element, string, bool, error) {
+func (t *Actor) prepareText(ctx context.Context, tg Target, value, mode string) (*element, string, bool, error) {
 	el, _, _, err := t.locate(ctx, tg, actOpts{enabled: true})
 	if err != nil {
 		return nil, "", false, err
@@ -38,7 +38,7 @@ func (t *Tab) prepareText(ctx context.Context, tg Target, value, mode string) (*
 		return el, "", false, errIsSelect
 	}
 	if r.Error != "" {
-		e := &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("cannot %s %s: %s", mode, el.desc, r.Error)}
+		e := &pagecore.Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("cannot %s %s: %s", mode, el.desc, r.Error)}
 		if strings.HasPrefix(r.Error, "element is not an input") {
 			e.Hint = "Target the field itself: an input, a textarea, a select or a contenteditable element (observe lists them as textbox, searchbox, combobox)."
 		}
@@ -47,7 +47,7 @@ func (t *Tab) prepareText(ctx context.Context, tg Target, value, mode string) (*
 	return el, r.Value, r.Set, nil
 }
 
-func (t *Tab) fieldValue(ctx context.Context, el *element) (string, error) {
+func (t *Actor) fieldValue(ctx context.Context, el *element) (string, error) {
 	var v string
 	err := t.callOn(ctx, el, js.Value, &v)
 	return v, err
@@ -58,7 +58,7 @@ func (t *Tab) fieldValue(ctx context.Context, el *element) (string, error) {
 // (Input.dispatchKeyEvent keyDown/char/keyUp from the US layout) or, for
 // characters no key produces, Input.insertText. A field whose text did not
 // change is reported as not_actionable, never as success.
-func (t *Tab) Type(ctx context.Context, tg Target, text string) (*ActionResult, error) {
+func (t *Actor) Type(ctx context.Context, tg Target, text string) (*ActionResult, error) {
 	el, before, _, err := t.prepareText(ctx, tg, text, "type")
 	if err != nil {
 		return nil, err
@@ -74,7 +74,7 @@ func (t *Tab) Type(ctx context.Context, tg Target, text string) (*ActionResult, 
 	return t.afterEdit(ctx, el, before, text, "type", err)
 }
 
-func (t *Tab) afterEdit(ctx context.Context, el *element, before, text, mode string, err error) (*ActionResult, error) {
+func (t *Actor) afterEdit(ctx context.Context, el *element, before, text, mode string, err error) (*ActionResult, error) {
 	res := &ActionResult{Target: el.desc}
 	var dpe *pagecore.DialogPendingError
 	if pagecore.AsDialog(err, &dpe) {
@@ -86,7 +86,7 @@ func (t *Tab) afterEdit(ctx context.Context, el *element, before, text, mode str
 	}
 	after, err := t.fieldValue(ctx, el)
 	if err != nil {
-		var e *Error
+		var e *pagecore.Error
 		if ok := asError(err, &e); ok && e.Code == errcode.StaleElement {
 			res.Navigated = true // the edit submitted the form
 			return res, nil
@@ -95,12 +95,12 @@ func (t *Tab) afterEdit(ctx context.Context, el *element, before, text, mode str
 	}
 	res.Value = &after
 	if text != "" && after == before {
-		return nil, &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("%s into %s had no effect: its text is still %q (a page script may reject or reset it)", mode, el.desc, msg.Trim(after, 80))}
+		return nil, &pagecore.Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("%s into %s had no effect: its text is still %q (a page script may reject or reset it)", mode, el.desc, msg.Trim(after, 80))}
 	}
 	return res, nil
 }
 
-func (t *Tab) typeRune(ctx context.Context, r rune) error {
+func (t *Actor) typeRune(ctx context.Context, r rune) error {
 	if r == '\n' {
 		r = '\r'
 	}
@@ -114,7 +114,7 @@ func (t *Tab) typeRune(ctx context.Context, r rune) error {
 
 // sendKey dispatches keyDown (with text when printable and no command
 // modifier) and keyUp for one key.
-func (t *Tab) sendKey(ctx context.Context, k *kb.Key, mods int64) error {
+func (t *Actor) sendKey(ctx context.Context, k *kb.Key, mods int64) error {
 	if k.Shift {
 		mods |= 8
 	}
@@ -145,7 +145,7 @@ func (t *Tab) sendKey(ctx context.Context, k *kb.Key, mods int64) error {
 // field holds; one the page reformatted (a phone mask) is a success with
 // a Note. A native <select> (or its label) gets the option whose label,
 // else value, is value, as Select does; Value is then the chosen label.
-func (t *Tab) Fill(ctx context.Context, tg Target, value string) (*ActionResult, error) {
+func (t *Actor) Fill(ctx context.Context, tg Target, value string) (*ActionResult, error) {
 	el, before, set, err := t.prepareText(ctx, tg, value, "fill")
 	if err == errIsSelect {
 		// A native <select>: pick the option by label, then value, as
@@ -186,10 +186,10 @@ func (t *Tab) Fill(ctx context.Context, tg Target, value string) (*ActionResult,
 		if max > 0 {
 			why = fmt.Sprintf("the field takes at most %d characters (maxlength)", max)
 		}
-		return nil, &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("fill %s was cut short: the field holds %q, not %q: %s", el.desc, msg.Trim(*res.Value, 80), msg.Trim(value, 80), why),
+		return nil, &pagecore.Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("fill %s was cut short: the field holds %q, not %q: %s", el.desc, msg.Trim(*res.Value, 80), msg.Trim(value, 80), why),
 			Hint: "Give a value the field takes whole (shorter, or in the form the page expects), or check that the part it kept is enough."}
 	case after == norm(before) || after == "":
-		return nil, &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("fill %s had no effect: its text is %q, not %q (the page rejected the new text, or reformatted it to what it was)", el.desc, msg.Trim(*res.Value, 80), msg.Trim(value, 80)),
+		return nil, &pagecore.Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("fill %s had no effect: its text is %q, not %q (the page rejected the new text, or reformatted it to what it was)", el.desc, msg.Trim(*res.Value, 80), msg.Trim(value, 80)),
 			Hint: "The page keeps or reformats what is typed (validation, an input mask): check the value, and give it as the page expects."}
 	default:
 		res.Note = fmt.Sprintf("the page changed the text to %q", msg.Trim(*res.Value, 80))
@@ -249,7 +249,7 @@ var modBits = map[string]int64{"alt": 1, "control": 2, "ctrl": 2, "meta": 4, "cm
 // "Shift+Tab". Errors: bad_request naming the unknown key.
 func ParseKey(s string) (*kb.Key, int64, error) {
 	if s == "" {
-		return nil, 0, Errorf(errcode.BadRequest, "empty key")
+		return nil, 0, pagecore.Errorf(errcode.BadRequest, "empty key")
 	}
 	parts := strings.Split(s, "+")
 	if strings.HasSuffix(s, "++") || s == "+" {
@@ -262,7 +262,7 @@ func ParseKey(s string) (*kb.Key, int64, error) {
 	for _, p := range parts[:len(parts)-1] {
 		b, ok := modBits[strings.ToLower(p)]
 		if !ok {
-			return nil, 0, Errorf(errcode.BadRequest, "unknown modifier %q in %q: use Alt, Control, Meta or Shift", p, s)
+			return nil, 0, pagecore.Errorf(errcode.BadRequest, "unknown modifier %q in %q: use Alt, Control, Meta or Shift", p, s)
 		}
 		mods |= b
 	}
@@ -281,7 +281,7 @@ func ParseKey(s string) (*kb.Key, int64, error) {
 		}
 	}
 	if !ok {
-		return nil, 0, Errorf(errcode.BadRequest, "unknown key %q: use a key name such as Enter, Tab, Escape, ArrowDown, PageDown, F5, or one character", name)
+		return nil, 0, pagecore.Errorf(errcode.BadRequest, "unknown key %q: use a key name such as Enter, Tab, Escape, ArrowDown, PageDown, F5, or one character", name)
 	}
 	if mods != 0 && len(name) == 1 && unicode.IsUpper([]rune(name)[0]) && mods&8 == 0 {
 		// "Control+A" means the A key, not Shift+A.
@@ -294,7 +294,7 @@ func ParseKey(s string) (*kb.Key, int64, error) {
 
 // Press presses a key or chord (see ParseKey), after focusing the element
 // of target when one is given (Input.dispatchKeyEvent).
-func (t *Tab) Press(ctx context.Context, key string, tg *Target) (*ActionResult, error) {
+func (t *Actor) Press(ctx context.Context, key string, tg *Target) (*ActionResult, error) {
 	k, mods, err := ParseKey(key)
 	if err != nil {
 		return nil, err

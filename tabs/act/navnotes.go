@@ -1,4 +1,4 @@
-package tabs
+package act
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 // navigation (navigated), and notes in res.Note one that has not
 // committed yet: the page then holds every other call until its server
 // answers, which the caller should know before its next call hangs.
-func (t *Tab) noteNavigation(ctx context.Context, m pagecore.NavMark, res *ActionResult) {
+func (t *Actor) noteNavigation(ctx context.Context, m pagecore.NavMark, res *ActionResult) {
 	res.Navigated = t.Navigated(ctx, m)
 	if res.Navigated {
 		t.settleNavigation(ctx, res)
@@ -36,7 +36,7 @@ func (t *Tab) noteNavigation(ctx context.Context, m pagecore.NavMark, res *Actio
 // (awaitSettled), so that the observation after a navigating click shows
 // the new page; a navigation not committed yet is noted instead
 // (notePending). What ran out is noted in res.Note.
-func (t *Tab) settleNavigation(ctx context.Context, res *ActionResult) {
+func (t *Actor) settleNavigation(ctx context.Context, res *ActionResult) {
 	if t.PendingNavigation() != "" {
 		t.notePending(res)
 		return
@@ -68,7 +68,7 @@ func (t *Tab) settleNavigation(ctx context.Context, res *ActionResult) {
 
 // notePending notes in res.Note a top-level navigation that has not
 // committed yet.
-func (t *Tab) notePending(res *ActionResult) {
+func (t *Actor) notePending(res *ActionResult) {
 	if u := t.PendingNavigation(); u != "" {
 		note := fmt.Sprintf("the navigation to %s has not committed yet (its server has not answered); the page holds other calls until it does", u)
 		if res.Note != "" {

@@ -1,4 +1,4 @@
-package tabs
+package act
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"github.com/tabpilot/tabpilot/tabs/pagecore"
 )
 
-func (t *Tab) mouse(ctx context.Context, typ input.DispatchMouseEventType, x, y float64, clicks int64) error {
+func (t *Actor) mouse(ctx context.Context, typ input.DispatchMouseEventType, x, y float64, clicks int64) error {
 	p := input.DispatchMouseEventParams{Type: typ, X: x, Y: y}
 	if typ != input.DispatchMouseEventTypeMouseMoved {
 		p.Button = input.MouseButtonLeft
@@ -38,15 +38,15 @@ const bgMoveWait = 10 * time.Second
 // the pending move before the next mouse button event, so the page still
 // sees mousemove before mousedown, at once, and its visibility and focus
 // are left as the user has them.
-func (t *Tab) moveMouse(ctx context.Context, el *element, x, y float64) error {
+func (t *Actor) moveMouse(ctx context.Context, el *element, x, y float64) error {
 	if el == nil || !el.bg {
 		return t.mouse(ctx, input.DispatchMouseEventTypeMouseMoved, x, y, 0)
 	}
 	mctx, cancel := context.WithTimeout(t.Context(), bgMoveWait)
-	t.sup.wg.Go(func() {
+	t.goFn(func() {
 		defer cancel()
 		if err := t.mouse(mctx, input.DispatchMouseEventTypeMouseMoved, x, y, 0); err != nil && mctx.Err() == nil {
-			t.sup.log.Debug("mouse move in a background page", "tab", t.Name(), "err", err)
+			t.log.Debug("mouse move in a background page", "tab", t.Name(), "err", err)
 		}
 	})
 	return nil
@@ -57,7 +57,7 @@ func (t *Tab) moveMouse(ctx context.Context, el *element, x, y float64) error {
 // then dispatches mouseMoved, mousePressed and mouseReleased at its centre
 // (Input.dispatchMouseEvent) and checks that the element got the click.
 // Errors: element_not_found, stale_element, not_actionable, timeout.
-func (t *Tab) Click(ctx context.Context, tg Target) (*ActionResult, error) {
+func (t *Actor) Click(ctx context.Context, tg Target) (*ActionResult, error) {
 	// The actionability check arms a one-shot listener, so a click that
 	// never reaches the element is reported, not taken for success. When
 	// nothing in the document animates, it does not wait a frame for the
@@ -79,7 +79,7 @@ func (t *Tab) Click(ctx context.Context, tg Target) (*ActionResult, error) {
 // waiting check (o.quick false), when the quick try's guard stopped every
 // event of the press and release because something else was under the
 // pointer: the page saw none of them.
-func (t *Tab) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionResult, bool, error) {
+func (t *Actor) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionResult, bool, error) {
 	var el *element
 	var nav pagecore.NavMark
 	var err error
@@ -114,7 +114,7 @@ func (t *Tab) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionResu
 		})
 		// (A selector's element that was replaced meanwhile, say by a
 		// virtualised list re-rendering after the scroll, is found again.)
-		var e *Error
+		var e *pagecore.Error
 		if o.quick && errors.As(err, &e) && ctx.Err() == nil &&
 			(e.Code == errcode.NotActionable || (e.Code == errcode.ElementNotFound && tg.ID == 0)) {
 			o.quick = false
@@ -168,9 +168,9 @@ func (t *Tab) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionResu
 			return nil, true, nil
 		}
 		if got.By != "" {
-			return nil, false, &Error{Code: errcode.NotActionable, Msg: el.desc + " did not receive the click: " + got.By + " was on top of it at that moment, and tabpilot stopped the click from reaching it"}
+			return nil, false, &pagecore.Error{Code: errcode.NotActionable, Msg: el.desc + " did not receive the click: " + got.By + " was on top of it at that moment, and tabpilot stopped the click from reaching it"}
 		}
-		return nil, false, &Error{Code: errcode.NotActionable, Msg: el.desc + " did not receive the click event (a page listener stopped it before it got there, or another element took it)"}
+		return nil, false, &pagecore.Error{Code: errcode.NotActionable, Msg: el.desc + " did not receive the click event (a page listener stopped it before it got there, or another element took it)"}
 	}
 	// The check's reply, on the top page's session, came after the events
 	// the renderer sent before it.
@@ -181,7 +181,7 @@ func (t *Tab) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionResu
 
 // disarm ends, in the background (bounded by the tab's life and 2 s), the
 // guard of a click that failed before its check.
-func (t *Tab) disarm(el *element) {
+func (t *Actor) disarm(el *element) {
 	go func() {
 		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
 		defer cancel()
@@ -191,7 +191,7 @@ func (t *Tab) disarm(el *element) {
 
 // Hover moves the mouse to the centre of the element (Input.dispatchMouseEvent
 // mouseMoved), after the actionability checks.
-func (t *Tab) Hover(ctx context.Context, tg Target) (*ActionResult, error) {
+func (t *Actor) Hover(ctx context.Context, tg Target) (*ActionResult, error) {
 	el, x, y, err := t.locate(ctx, tg, actOpts{hitTest: true})
 	if err != nil {
 		return nil, err

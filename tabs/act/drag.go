@@ -1,11 +1,13 @@
-package tabs
+package act
 
 import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
@@ -75,7 +77,7 @@ type DragOptions struct {
 // hidden, or the two ends do not fit in the viewport together),
 // bad_request for a point outside the viewport, an unknown position, or a
 // position or offset with a point as to.
-func (t *Tab) Drag(ctx context.Context, from, to DragEnd, o DragOptions) (*ActionResult, error) {
+func (t *Actor) Drag(ctx context.Context, from, to DragEnd, o DragOptions) (*ActionResult, error) {
 	if err := t.DialogBlock(); err != nil {
 		return nil, err
 	}
@@ -84,15 +86,15 @@ func (t *Tab) Drag(ctx context.Context, from, to DragEnd, o DragOptions) (*Actio
 		steps = DefaultDragSteps
 	}
 	if (from.Target == nil && from.Point == nil) || (to.Target == nil && to.Point == nil) {
-		return nil, Errorf(errcode.BadRequest, "drag needs two ends: element targets or {x, y} points")
+		return nil, pagecore.Errorf(errcode.BadRequest, "drag needs two ends: element targets or {x, y} points")
 	}
 	switch o.Position {
 	case "", "center", "before", "after":
 	default:
-		return nil, Errorf(errcode.BadRequest, "drag: unknown position %q: use \"before\", \"after\" or \"center\"", o.Position)
+		return nil, pagecore.Errorf(errcode.BadRequest, "drag: unknown position %q: use \"before\", \"after\" or \"center\"", o.Position)
 	}
 	if to.Target == nil && (o.Offset != nil || (o.Position != "" && o.Position != "center")) {
-		return nil, Errorf(errcode.BadRequest, "drag: position and offset place the end on a to element, not on a point")
+		return nil, pagecore.Errorf(errcode.BadRequest, "drag: position and offset place the end on a to element, not on a point")
 	}
 	var fx, fy, tx, ty float64
 	var fromEl *element
@@ -135,9 +137,9 @@ func (t *Tab) Drag(ctx context.Context, from, to DragEnd, o DragOptions) (*Actio
 	for _, p := range [][2]float64{{fx, fy}, {tx, ty}} {
 		if !inside(p[0], p[1], vw, vh) {
 			if from.Point != nil || to.Point != nil {
-				return nil, Errorf(errcode.BadRequest, "drag from %s to %s: the point (%g, %g) is outside the %gx%g viewport", from, to, p[0], p[1], vw, vh)
+				return nil, pagecore.Errorf(errcode.BadRequest, "drag from %s to %s: the point (%g, %g) is outside the %gx%g viewport", from, to, p[0], p[1], vw, vh)
 			}
-			return nil, &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("drag from %s to %s: the two do not fit in the viewport at once; scroll or use points", from, to)}
+			return nil, &pagecore.Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("drag from %s to %s: the two do not fit in the viewport at once; scroll or use points", from, to)}
 		}
 	}
 	nav := t.Mark()
@@ -167,7 +169,7 @@ func (t *Tab) Drag(ctx context.Context, from, to DragEnd, o DragOptions) (*Actio
 // pixels: the centre of its first content quad (DOM.getContentQuads), or
 // the point o.Position or o.Offset names in that quad's bounding box.
 // Errors: not_actionable when el has no box.
-func (t *Tab) dropPoint(ctx context.Context, el *element, o DragOptions) (float64, float64, error) {
+func (t *Actor) dropPoint(ctx context.Context, el *element, o DragOptions) (float64, float64, error) {
 	x0, y0, x1, y1, err := t.bounds(ctx, el)
 	if err != nil {
 		return 0, 0, err
@@ -207,22 +209,22 @@ func inside(x, y, w, h float64) bool { return x >= 0 && y >= 0 && x <= w && y <=
 
 // viewportSize returns the layout viewport's client size in CSS pixels
 // (Page.getLayoutMetrics), or the tab's viewport when that fails.
-func (t *Tab) viewportSize(ctx context.Context) (float64, float64) {
+func (t *Actor) viewportSize(ctx context.Context) (float64, float64) {
 	m, err := cdp.Call(ctx, t.Target(), page.GetLayoutMetrics, cdp.Empty{})
 	if err == nil && m.CSSLayoutViewport != nil && m.CSSLayoutViewport.ClientWidth > 0 {
 		return float64(m.CSSLayoutViewport.ClientWidth), float64(m.CSSLayoutViewport.ClientHeight)
 	}
-	vp := t.Viewport()
-	return float64(vp.Width), float64(vp.Height)
+	w, h := t.viewport()
+	return float64(w), float64(h)
 }
 
 // center returns the centre of an element's first content quad in
 // top-level viewport CSS pixels (DOM.getContentQuads). Errors:
 // not_actionable when it has no box.
-func (t *Tab) center(ctx context.Context, el *element) (float64, float64, error) {
+func (t *Actor) center(ctx context.Context, el *element) (float64, float64, error) {
 	q, err := t.ContentQuads(ctx, el.sess, el.obj)
 	if err != nil || len(q.Quads) == 0 || len(q.Quads[0]) != 8 {
-		return 0, 0, &Error{Code: errcode.NotActionable, Msg: el.desc + " has no layout box (hidden or detached)"}
+		return 0, 0, &pagecore.Error{Code: errcode.NotActionable, Msg: el.desc + " has no layout box (hidden or detached)"}
 	}
 	var x, y float64
 	for i := 0; i < 8; i += 2 {
@@ -230,7 +232,7 @@ func (t *Tab) center(ctx context.Context, el *element) (float64, float64, error)
 		y += q.Quads[0][i+1] / 4
 	}
 	if math.IsNaN(x) || math.IsNaN(y) {
-		return 0, 0, &Error{Code: errcode.NotActionable, Msg: el.desc + " has no layout box"}
+		return 0, 0, &pagecore.Error{Code: errcode.NotActionable, Msg: el.desc + " has no layout box"}
 	}
 	return x, y, nil
 }
@@ -238,10 +240,10 @@ func (t *Tab) center(ctx context.Context, el *element) (float64, float64, error)
 // bounds returns the bounding box (left, top, right, bottom) of an
 // element's first content quad in top-level viewport CSS pixels
 // (DOM.getContentQuads). Errors: not_actionable when it has no box.
-func (t *Tab) bounds(ctx context.Context, el *element) (x0, y0, x1, y1 float64, err error) {
+func (t *Actor) bounds(ctx context.Context, el *element) (x0, y0, x1, y1 float64, err error) {
 	q, err := t.ContentQuads(ctx, el.sess, el.obj)
 	if err != nil || len(q.Quads) == 0 || len(q.Quads[0]) != 8 {
-		return 0, 0, 0, 0, &Error{Code: errcode.NotActionable, Msg: el.desc + " has no layout box (hidden or detached)"}
+		return 0, 0, 0, 0, &pagecore.Error{Code: errcode.NotActionable, Msg: el.desc + " has no layout box (hidden or detached)"}
 	}
 	b := q.Quads[0]
 	x0, y0, x1, y1 = b[0], b[1], b[0], b[1]
@@ -250,7 +252,7 @@ func (t *Tab) bounds(ctx context.Context, el *element) (x0, y0, x1, y1 float64, 
 		y0, y1 = min(y0, b[i+1]), max(y1, b[i+1])
 	}
 	if math.IsNaN(x0+y0+x1+y1) || x1 <= x0 || y1 <= y0 {
-		return 0, 0, 0, 0, &Error{Code: errcode.NotActionable, Msg: el.desc + " has no layout box"}
+		return 0, 0, 0, 0, &pagecore.Error{Code: errcode.NotActionable, Msg: el.desc + " has no layout box"}
 	}
 	return x0, y0, x1, y1, nil
 }
@@ -258,7 +260,7 @@ func (t *Tab) bounds(ctx context.Context, el *element) (x0, y0, x1, y1 float64, 
 // ScrollIntoView scrolls the element into the middle of the viewport,
 // through every scroll container it is nested in, and waits until it is
 // visible and stable (no hit test: it may be covered).
-func (t *Tab) ScrollIntoView(ctx context.Context, tg Target) (*ActionResult, error) {
+func (t *Actor) ScrollIntoView(ctx context.Context, tg Target) (*ActionResult, error) {
 	el, _, _, err := t.locate(ctx, tg, actOpts{})
 	if err != nil {
 		return nil, err
@@ -288,7 +290,7 @@ type ScrollResult struct {
 // scroll container under the pointer scrolls as it would for a person (a
 // virtualised list renders its next rows). The element is first scrolled
 // into view.
-func (t *Tab) ScrollAt(ctx context.Context, tg Target, dx, dy float64) (*ScrollResult, error) {
+func (t *Actor) ScrollAt(ctx context.Context, tg Target, dx, dy float64) (*ScrollResult, error) {
 	el, x, y, err := t.locate(ctx, tg, actOpts{})
 	if err != nil {
 		return nil, err
@@ -304,7 +306,7 @@ func (t *Tab) ScrollAt(ctx context.Context, tg Target, dx, dy float64) (*ScrollR
 		return nil, pagecore.EvalErr(err)
 	}
 	if snap.Result == nil || snap.Result.ObjectID == "" {
-		return nil, Errorf(errcode.ScriptError, "scroll: the page's scroll positions could not be read")
+		return nil, pagecore.Errorf(errcode.ScriptError, "scroll: the page's scroll positions could not be read")
 	}
 	err = t.Blocking(ctx, func(ctx context.Context) error { return t.wheel(ctx, x, y, dx, dy) })
 	var dpe *pagecore.DialogPendingError
@@ -328,47 +330,23 @@ type ClickAtResult struct {
 	X float64 `json:"x"`
 	Y float64 `json:"y"`
 	// Element describes the element that was at the point.
-	Element   string  `json:"element"`
-	Dialog    *Dialog `json:"dialog,omitempty"`
-	Navigated bool    `json:"navigated,omitempty"`
+	Element   string           `json:"element"`
+	Dialog    *pagecore.Dialog `json:"dialog,omitempty"`
+	Navigated bool             `json:"navigated,omitempty"`
 }
 
-// ClickAt clicks at a point (Input.dispatchMouseEvent). Without shot, x
-// and y are viewport CSS pixels; with shot (a screenshot's ID, or -1 for
-// the latest), they are pixels of that screenshot's model image, mapped
-// back through its scale and origin. Errors: bad_request for a point
-// outside the viewport or an unknown screenshot; stale_element when the
-// page navigated since that screenshot.
-func (t *Tab) ClickAt(ctx context.Context, x, y float64, shot int) (*ClickAtResult, error) {
+// ClickPoint clicks at a point of the viewport, in CSS pixels
+// (Input.dispatchMouseEvent), and says what the point landed on
+// (DOM.getNodeForLocation) and whether the click navigated. Errors:
+// bad_request for a point outside the viewport; not_actionable when a
+// dialog blocks the page.
+func (t *Actor) ClickPoint(ctx context.Context, x, y float64) (*ClickAtResult, error) {
 	if err := t.DialogBlock(); err != nil {
 		return nil, err
 	}
-	if shot != 0 {
-		t.mu.Lock()
-		s := t.lastShot
-		t.mu.Unlock()
-		if s == nil || (shot > 0 && s.ID != shot) {
-			return nil, Errorf(errcode.BadRequest, "clickAt: screenshot %d is not the tab's latest; take a screenshot and use its coordinates", shot)
-		}
-		if s.NavSeq != t.NavSeq() {
-			return nil, &Error{Code: errcode.StaleElement, Msg: fmt.Sprintf("clickAt: the page navigated since screenshot %d; take a new one", s.ID), Err: ErrStale}
-		}
-		var sc struct{ X, Y float64 }
-		if err := t.EvalJSON(ctx, `({X: scrollX, Y: scrollY})`, &sc); err != nil {
-			return nil, err
-		}
-		if !s.Full && (math.Abs(sc.X-s.ScrollX) > 1 || math.Abs(sc.Y-s.ScrollY) > 1) {
-			return nil, &Error{Code: errcode.StaleElement, Msg: fmt.Sprintf("clickAt: the page scrolled since screenshot %d; take a new one", s.ID), Err: ErrStale}
-		}
-		scale := s.Scale
-		if scale <= 0 {
-			scale = 1
-		}
-		x, y = s.ClipX+x/scale-sc.X, s.ClipY+y/scale-sc.Y
-	}
 	vw, vh := t.viewportSize(ctx)
 	if !inside(x, y, vw, vh) {
-		return nil, Errorf(errcode.BadRequest, "clickAt: (%g, %g) is outside the %gx%g viewport", x, y, vw, vh)
+		return nil, pagecore.Errorf(errcode.BadRequest, "clickAt: (%g, %g) is outside the %gx%g viewport", x, y, vw, vh)
 	}
 	res := &ClickAtResult{X: x, Y: y}
 	// Hit-test before clicking (DOM.getNodeForLocation), so the result says
@@ -401,8 +379,32 @@ func (t *Tab) ClickAt(ctx context.Context, x, y float64, shot int) (*ClickAtResu
 // wheel dispatches a mouse wheel event at (x, y) (Input.dispatchMouseEvent
 // mouseWheel). The parameters are sent raw: the protocol requires deltaX
 // and deltaY even when zero, which cdproto's params omit.
-func (t *Tab) wheel(ctx context.Context, x, y, dx, dy float64) error {
+func (t *Actor) wheel(ctx context.Context, x, y, dx, dy float64) error {
 	return t.Target().Call(ctx, input.CommandDispatchMouseEvent, map[string]any{
 		"type": input.DispatchMouseEventTypeMouseWheel, "x": x, "y": y, "deltaX": dx, "deltaY": dy,
 	}, nil)
+}
+
+// hitTest describes the element at a viewport point
+// (DOM.getNodeForLocation, then DOM.describeNode).
+func (t *Actor) hitTest(ctx context.Context, x, y float64) string {
+	loc, err := cdp.Call(ctx, t.Target(), dom.GetNodeForLocation, dom.GetNodeForLocationParams{X: int64(x), Y: int64(y), IgnorePointerEventsNone: new(true)})
+	if err != nil || loc.BackendNodeID == 0 {
+		return "nothing"
+	}
+	el := &element{desc: "the hit element", backend: loc.BackendNodeID}
+	r, err := cdp.Call(ctx, t.Target(), dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: loc.BackendNodeID})
+	if err != nil || r.Object == nil {
+		return "a node"
+	}
+	el.obj = r.Object.ObjectID
+	var d string
+	_ = t.callOn(ctx, el, `function(){ let e = this.nodeType === 1 ? this : this.parentElement; if (!e) return 'a node';
+  let s = e.tagName.toLowerCase(); if (e.id) s += '#' + e.id;
+  const t = (e.innerText || e.value || e.getAttribute('aria-label') || '').replace(/\s+/g, ' ').trim();
+  if (t) s += ' "' + (t.length > 40 ? t.slice(0, 40) + '…' : t) + '"'; return s; }`, &d)
+	if strings.TrimSpace(d) == "" {
+		return "a node"
+	}
+	return d
 }

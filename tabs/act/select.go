@@ -1,4 +1,4 @@
-package tabs
+package act
 
 import (
 	"context"
@@ -26,7 +26,7 @@ type SelectResult struct {
 	Selected []string `json:"selected"`
 	Values   []string `json:"values,omitempty"`
 	// Dialog is a JavaScript dialog the pick opened and left pending.
-	Dialog *Dialog `json:"dialog,omitempty"`
+	Dialog *pagecore.Dialog `json:"dialog,omitempty"`
 }
 
 type selectReply struct {
@@ -62,9 +62,9 @@ const selectWidgetWait = 2 * time.Second
 // was changed, and a widget that was opened is closed again);
 // not_actionable for a disabled select or option, several values on a
 // single select, or a pick that had no visible effect.
-func (t *Tab) Select(ctx context.Context, tg Target, values []string) (*SelectResult, error) {
+func (t *Actor) Select(ctx context.Context, tg Target, values []string) (*SelectResult, error) {
 	if len(values) == 0 {
-		return nil, Errorf(errcode.BadRequest, "select needs at least one value (an option's label or value)")
+		return nil, pagecore.Errorf(errcode.BadRequest, "select needs at least one value (an option's label or value)")
 	}
 	deadline := time.Now().Add(actionWait(ctx))
 	el, err := t.find(ctx, tg, time.Until(deadline))
@@ -92,7 +92,7 @@ func (t *Tab) Select(ctx context.Context, tg Target, values []string) (*SelectRe
 func selectErr(el *element, r *selectReply) error {
 	switch {
 	case r.Error != "":
-		return &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("cannot select in %s: %s", el.desc, r.Error)}
+		return &pagecore.Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("cannot select in %s: %s", el.desc, r.Error)}
 	case r.Missing != nil:
 		opts := r.Options
 		more := ""
@@ -103,13 +103,13 @@ func selectErr(el *element, r *selectReply) error {
 		for i, o := range opts {
 			q[i] = fmt.Sprintf("%q", o)
 		}
-		return &Error{Code: errcode.ElementNotFound, Msg: fmt.Sprintf("select in %s: no option matches %q; nothing was selected (options: %s%s)", el.desc, *r.Missing, strings.Join(q, ", "), more)}
+		return &pagecore.Error{Code: errcode.ElementNotFound, Msg: fmt.Sprintf("select in %s: no option matches %q; nothing was selected (options: %s%s)", el.desc, *r.Missing, strings.Join(q, ", "), more)}
 	}
 	return nil
 }
 
 // selectWidget picks values in a custom ARIA widget.
-func (t *Tab) selectWidget(ctx context.Context, el *element, values []string, deadline time.Time) (*SelectResult, error) {
+func (t *Actor) selectWidget(ctx context.Context, el *element, values []string, deadline time.Time) (*SelectResult, error) {
 	if _, _, err := t.actionable(ctx, el, actOpts{enabled: true}, time.Until(deadline)); err != nil {
 		return nil, err
 	}
@@ -148,7 +148,7 @@ func (t *Tab) selectWidget(ctx context.Context, el *element, values []string, de
 	}
 	if r.Found != nil && !*r.Found {
 		t.undoWidget(ctx, el, opened, typed, before.Shown)
-		return nil, &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("cannot select in %s: it is not a <select>, and no [role=option] showed after clicking it", el.desc)}
+		return nil, &pagecore.Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("cannot select in %s: it is not a <select>, and no [role=option] showed after clicking it", el.desc)}
 	}
 	if err := selectErr(el, r); err != nil {
 		t.undoWidget(ctx, el, opened, typed, before.Shown)
@@ -174,7 +174,7 @@ func (t *Tab) selectWidget(ctx context.Context, el *element, values []string, de
 				return nil, err
 			}
 			if r.Found != nil && !*r.Found {
-				return nil, &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("select in %s: the options did not show again for %q", el.desc, v)}
+				return nil, &pagecore.Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("select in %s: the options did not show again for %q", el.desc, v)}
 			}
 		}
 		// __tpPicked holds the matches of the last widgetOptions call, the
@@ -206,7 +206,7 @@ func (t *Tab) selectWidget(ctx context.Context, el *element, values []string, de
 		Picked []bool `json:"picked"`
 	}
 	if err := t.callOn(ctx, el, js.Select, &after, "state", nil); err != nil {
-		var e *Error
+		var e *pagecore.Error
 		if errors.As(err, &e) && e.Code == errcode.StaleElement {
 			return res, nil // the pick navigated
 		}
@@ -218,14 +218,14 @@ func (t *Tab) selectWidget(ctx context.Context, el *element, values []string, de
 		ok = ok || p
 	}
 	if !ok {
-		return nil, &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("select %q in %s had no effect: the option was clicked but the widget still shows %q and the option is not aria-selected", last, el.desc, msg.Trim(after.Shown, 80))}
+		return nil, &pagecore.Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("select %q in %s had no effect: the option was clicked but the widget still shows %q and the option is not aria-selected", last, el.desc, msg.Trim(after.Shown, 80))}
 	}
 	return res, nil
 }
 
 // widgetOptions matches values against the widget's visible options;
 // with wait, it retries until options show (selectWidgetWait).
-func (t *Tab) widgetOptions(ctx context.Context, el *element, values []string, wait bool) (*selectReply, error) {
+func (t *Actor) widgetOptions(ctx context.Context, el *element, values []string, wait bool) (*selectReply, error) {
 	deadline := time.Now().Add(selectWidgetWait)
 	for {
 		var r selectReply
@@ -243,7 +243,7 @@ func (t *Tab) widgetOptions(ctx context.Context, el *element, values []string, w
 
 // undoWidget closes a widget that select opened (Escape) and restores
 // text it typed, so a failed select changes nothing.
-func (t *Tab) undoWidget(ctx context.Context, el *element, opened, typed bool, shown string) {
+func (t *Actor) undoWidget(ctx context.Context, el *element, opened, typed bool, shown string) {
 	if typed {
 		_ = t.callOn(ctx, el, `function(v){ let el = this; if (el.tagName === 'LABEL' && el.control) el = el.control;
  const set = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(el), 'value').set; set.call(el, v);
@@ -254,7 +254,7 @@ func (t *Tab) undoWidget(ctx context.Context, el *element, opened, typed bool, s
 	}
 }
 
-func (t *Tab) isTextInput(ctx context.Context, el *element) bool {
+func (t *Actor) isTextInput(ctx context.Context, el *element) bool {
 	var ok bool
 	_ = t.callOn(ctx, el, `function(){ let el = this; if (el.tagName === 'LABEL' && el.control) el = el.control;
  return (el.tagName === 'INPUT' && !['checkbox','radio','button','submit','file','hidden','range','color'].includes(el.type)) || el.tagName === 'TEXTAREA'; }`, &ok)
@@ -263,7 +263,7 @@ func (t *Tab) isTextInput(ctx context.Context, el *element) bool {
 
 // typeInto replaces the text of a text field with value (Input.insertText
 // after selecting the content), as fill does.
-func (t *Tab) typeInto(ctx context.Context, el *element, value string) error {
+func (t *Actor) typeInto(ctx context.Context, el *element, value string) error {
 	var r struct {
 		Error string `json:"error"`
 	}
@@ -271,7 +271,7 @@ func (t *Tab) typeInto(ctx context.Context, el *element, value string) error {
 		return err
 	}
 	if r.Error != "" {
-		return &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("cannot type into %s: %s", el.desc, r.Error)}
+		return &pagecore.Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("cannot type into %s: %s", el.desc, r.Error)}
 	}
 	return t.Blocking(ctx, func(ctx context.Context) error {
 		_, err := cdp.Call(ctx, t.Target(), input.InsertText, input.InsertTextParams{Text: value})
@@ -282,7 +282,7 @@ func (t *Tab) typeInto(ctx context.Context, el *element, value string) error {
 // clickElement clicks a resolved element at its centre once it is
 // actionable (within wait): mouseMoved, mousePressed, mouseReleased.
 // A dialog the click opens is returned as *pagecore.DialogPendingError.
-func (t *Tab) clickElement(ctx context.Context, el *element, wait time.Duration) error {
+func (t *Actor) clickElement(ctx context.Context, el *element, wait time.Duration) error {
 	x, y, err := t.actionable(ctx, el, actOpts{enabled: true, hitTest: true}, wait)
 	if err != nil {
 		return err
@@ -306,7 +306,7 @@ func (t *Tab) clickElement(ctx context.Context, el *element, wait time.Duration)
 // objOn calls fn on el (Runtime.callFunctionOn) and returns the element it
 // returns, as a remote object. Errors: element_not_found when it returns
 // no element.
-func (t *Tab) objOn(ctx context.Context, el *element, fn string, args ...any) (*element, error) {
+func (t *Actor) objOn(ctx context.Context, el *element, fn string, args ...any) (*element, error) {
 	var cargs []*runtime.CallArgument
 	for _, a := range args {
 		b, err := json.Marshal(a)
@@ -327,10 +327,10 @@ func (t *Tab) objOn(ctx context.Context, el *element, fn string, args ...any) (*
 		return nil, pagecore.EvalErr(err)
 	}
 	if res.ExceptionDetails != nil {
-		return nil, &Error{Code: errcode.ScriptError, Msg: "page error: " + pagecore.ExceptionText(res.ExceptionDetails)}
+		return nil, &pagecore.Error{Code: errcode.ScriptError, Msg: "page error: " + pagecore.ExceptionText(res.ExceptionDetails)}
 	}
 	if res.Result == nil || res.Result.ObjectID == "" || res.Result.Subtype != "node" {
-		return nil, &Error{Code: errcode.ElementNotFound, Msg: "no element for " + el.desc}
+		return nil, &pagecore.Error{Code: errcode.ElementNotFound, Msg: "no element for " + el.desc}
 	}
 	return &element{obj: res.Result.ObjectID, desc: el.desc, sess: el.sess}, nil
 }

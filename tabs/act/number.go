@@ -1,4 +1,4 @@
-package tabs
+package act
 
 import (
 	"context"
@@ -27,14 +27,14 @@ const navWait = 3 * time.Second
 // commit, so a number from the page being left is never used on it.
 // Errors: stale_element when the number was never given, its page
 // navigated, its frame or node is gone.
-func (t *Tab) resolveNumber(ctx context.Context, id int) (*element, error) {
+func (t *Actor) resolveNumber(ctx context.Context, id int) (*element, error) {
 	return t.resolveNumberAs(ctx, id, false)
 }
 
 // resolveNumberAs is resolveNumber; with deferShown, what the node shows
 // is left in el.shown for the first actionability check to compare, in
 // its own call (locate), not in one more round trip.
-func (t *Tab) resolveNumberAs(ctx context.Context, id int, deferShown bool) (*element, error) {
+func (t *Actor) resolveNumberAs(ctx context.Context, id int, deferShown bool) (*element, error) {
 	deadline := time.Now().Add(navWait)
 	for {
 		pending, sig := t.CrossDocPending()
@@ -54,22 +54,22 @@ func (t *Tab) resolveNumberAs(ctx context.Context, id int, deferShown bool) (*el
 	}
 	ref, ok := t.Lookup(id)
 	if !ok {
-		return nil, &Error{Code: errcode.StaleElement, Msg: fmt.Sprintf("element %d is not in the current observation (the page navigated, or the number was never given); observe again", id), Err: ErrStale}
+		return nil, &pagecore.Error{Code: errcode.StaleElement, Msg: fmt.Sprintf("element %d is not in the current observation (the page navigated, or the number was never given); observe again", id), Err: pagecore.ErrStale}
 	}
 	pending, _ := t.CrossDocPending()
 	if pending {
-		return nil, &Error{Code: errcode.StaleElement, Msg: fmt.Sprintf("element %d belongs to the page being navigated away from; wait for the new page and observe again", id), Err: ErrStale}
+		return nil, &pagecore.Error{Code: errcode.StaleElement, Msg: fmt.Sprintf("element %d belongs to the page being navigated away from; wait for the new page and observe again", id), Err: pagecore.ErrStale}
 	}
 	sess := t.SessionFor(ref.Session)
 	if sess == nil {
-		return nil, &Error{Code: errcode.StaleElement, Msg: fmt.Sprintf("element %d was in a frame that is gone; observe again", id), Err: ErrStale}
+		return nil, &pagecore.Error{Code: errcode.StaleElement, Msg: fmt.Sprintf("element %d was in a frame that is gone; observe again", id), Err: pagecore.ErrStale}
 	}
 	res, err := cdp.Call(ctx, sess, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: ref.BackendNodeID})
 	if err != nil && ctx.Err() != nil {
 		return nil, pagecore.CDPErr("resolve element", err)
 	}
 	if err != nil || res.Object == nil || res.Object.ObjectID == "" {
-		return nil, &Error{Code: errcode.StaleElement, Msg: fmt.Sprintf("element %d is gone from the page; observe again", id), Err: ErrStale}
+		return nil, &pagecore.Error{Code: errcode.StaleElement, Msg: fmt.Sprintf("element %d is gone from the page; observe again", id), Err: pagecore.ErrStale}
 	}
 	el := &element{obj: res.Object.ObjectID, desc: fmt.Sprintf("element %d", id), number: id, backend: ref.BackendNodeID}
 	if sess != t.Target() {
@@ -93,7 +93,7 @@ type shownWant struct {
 
 // wantShown returns what the node behind el must still show, or nil when
 // its number was in no list item or row and had no label.
-func (t *Tab) wantShown(el *element, ref observe.Ref) *shownWant {
+func (t *Actor) wantShown(el *element, ref observe.Ref) *shownWant {
 	name, key := t.Shown(el.number)
 	if ref.Row == "" && key == "" {
 		return nil
@@ -103,7 +103,7 @@ func (t *Tab) wantShown(el *element, ref observe.Ref) *shownWant {
 
 // checkShown compares what the node behind element el shows with what it
 // showed when it was numbered (compareShown), in one call.
-func (t *Tab) checkShown(ctx context.Context, el *element, ref observe.Ref) error {
+func (t *Actor) checkShown(ctx context.Context, el *element, ref observe.Ref) error {
 	w := t.wantShown(el, ref)
 	if w == nil {
 		return nil
@@ -133,7 +133,7 @@ type shownNow struct {
 // "was X, now Y".
 func compareShown(el *element, w *shownWant, now *shownNow) error {
 	if now == nil {
-		return &Error{Code: errcode.StaleElement, Msg: fmt.Sprintf("element %d is gone from the page; observe again", el.number), Err: ErrStale}
+		return &pagecore.Error{Code: errcode.StaleElement, Msg: fmt.Sprintf("element %d is gone from the page; observe again", el.number), Err: pagecore.ErrStale}
 	}
 	if now.Row != w.ref.Row {
 		shows := now.Row
@@ -141,7 +141,7 @@ func compareShown(el *element, w *shownWant, now *shownNow) error {
 			shows = now.Label
 		}
 		shows = strings.TrimPrefix(shows, "=")
-		return &Error{Code: errcode.StaleElement, Err: ErrStale, Msg: fmt.Sprintf(
+		return &pagecore.Error{Code: errcode.StaleElement, Err: pagecore.ErrStale, Msg: fmt.Sprintf(
 			"element %d showed %q, and its node now shows %q (the list reused it for another item); observe again",
 			el.number, msg.Trim(strings.TrimPrefix(w.ref.Row, "="), 60), msg.Trim(shows, 60))}
 	}
@@ -151,7 +151,7 @@ func compareShown(el *element, w *shownWant, now *shownNow) error {
 			was = w.key
 		}
 		if now.Elsewhere {
-			return &Error{Code: errcode.StaleElement, Err: ErrStale, Msg: fmt.Sprintf(
+			return &pagecore.Error{Code: errcode.StaleElement, Err: pagecore.ErrStale, Msg: fmt.Sprintf(
 				"element %d was %q, and its node now shows %q while another element shows %q (the page re-rendered its items in place); observe again",
 				el.number, msg.Trim(was, 60), msg.Trim(now.Label, 60), msg.Trim(w.key, 60))}
 		}
