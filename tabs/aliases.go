@@ -7,6 +7,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 	"github.com/tabpilot/tabpilot/errcode"
 	"github.com/tabpilot/tabpilot/tabs/act"
+	"github.com/tabpilot/tabpilot/tabs/capture"
 	"github.com/tabpilot/tabpilot/tabs/observe"
 	"github.com/tabpilot/tabpilot/tabs/pagecore"
 )
@@ -53,6 +54,10 @@ type (
 	SelectResult = act.SelectResult
 	// UploadResult is the outcome of an upload.
 	UploadResult = act.UploadResult
+	// ScreenshotOptions are the options of tab.screenshot.
+	ScreenshotOptions = capture.ScreenshotOptions
+	// Screenshot is a captured image sized for a model.
+	Screenshot = capture.Screenshot
 )
 
 // Sentinels callers branch on with errors.Is.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tabpilot/tabpilot/browser"
 	"github.com/tabpilot/tabpilot/errcode"
+	"github.com/tabpilot/tabpilot/tabs/capture"
 	"github.com/tabpilot/tabpilot/tabs/pagecore"
 )
 
@@ -66,8 +67,8 @@ func (t *Tab) start(ctx context.Context, o *OpenOptions) error {
 	}
 	if t.borrowed && o.Viewport == nil {
 		// Leave a page we did not open as it is; report its size.
-		var info pageInfo
-		if err := t.EvalJSON(ctx, pageInfoJS, &info); err == nil {
+		var info capture.PageInfo
+		if err := t.EvalJSON(ctx, capture.PageInfoJS, &info); err == nil {
 			t.mu.Lock()
 			t.viewport = Viewport{Width: int(info.VW), Height: int(info.VH), Scale: 1}
 			t.mu.Unlock()

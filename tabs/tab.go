@@ -10,14 +10,23 @@ import (
 
 	"github.com/tabpilot/tabpilot/browser"
 	"github.com/tabpilot/tabpilot/tabs/act"
+	"github.com/tabpilot/tabpilot/tabs/capture"
 	"github.com/tabpilot/tabpilot/tabs/observe"
 	"github.com/tabpilot/tabpilot/tabs/pagecore"
 )
 
 // Tab is a named page target. Its action methods are safe for concurrent
 // use, but the supervisor runs one action at a time on a tab.
+//
+// A Tab is its page's layers, embedded: the page core (pagecore.Page), the
+// observer (observe.Observer), the actor (act.Actor) and the capturer
+// (capture.Capturer), whose exported methods are the tab's. The tab itself
+// adds its name in the supervisor, its action slot, and its life.
 type Tab struct {
 	*pagecore.Page
+	*observe.Observer
+	*act.Actor
+	*capture.Capturer
 
 	sup *Supervisor
 	key browser.Key
@@ -31,14 +40,9 @@ type Tab struct {
 
 	slot chan struct{}
 
-	*observe.Observer
-	*act.Actor
-
-	// mu guards the viewport and the screenshots.
+	// mu guards the viewport.
 	mu       sync.Mutex
 	viewport Viewport
-	shots    int
-	lastShot *Screenshot
 }
 
 func newTab(s *Supervisor, name string, key browser.Key, dialogs string) *Tab {
@@ -49,6 +53,7 @@ func newTab(s *Supervisor, name string, key browser.Key, dialogs string) *Tab {
 		vp := t.Viewport()
 		return vp.Width, vp.Height
 	})
+	t.Capturer = capture.NewCapturer(t.Actor, s.log, s.opts.ScreenshotDir, func() float64 { return t.Viewport().Scale })
 	return t
 }
 

@@ -36,17 +36,19 @@ var layers = [][]string{
 	{"tabs/observe"},
 	// 6. Actions: element location, actionability and input.
 	{"tabs/act"},
-	// 7. The supervisor, the tab and its actions.
+	// 7. Capture: screenshots, marks, the page as text.
+	{"tabs/capture"},
+	// 8. The supervisor, the tab and its actions.
 	{"tabs"},
-	// 8. The run action's JavaScript runtime, bound to a tab.
+	// 9. The run action's JavaScript runtime, bound to a tab.
 	{"tabs/script"},
-	// 9. The wire contract: standard library and errcode only (see stdOnly).
+	// 10. The wire contract: standard library and errcode only (see stdOnly).
 	{"api"},
-	// 10. The dispatcher, and the doors speaking the contract.
+	// 11. The dispatcher, and the doors speaking the contract.
 	{"api/service", "api/rpc", "api/mcp"},
-	// 11. The CLI's side of the daemon's socket (see light).
+	// 12. The CLI's side of the daemon's socket (see light).
 	{"api/client"},
-	// 12. Programs.
+	// 13. Programs.
 	{"cmd/tabpilot", "bench/soak", "bench/suite"},
 }
 

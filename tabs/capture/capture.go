@@ -1,4 +1,4 @@
-package tabs
+package capture
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/tabpilot/tabpilot/errcode"
 	"github.com/tabpilot/tabpilot/render"
+	"github.com/tabpilot/tabpilot/tabs/act"
 	"github.com/tabpilot/tabpilot/tabs/js"
 	"github.com/tabpilot/tabpilot/tabs/pagecore"
 )
@@ -18,7 +19,7 @@ import (
 // ScreenshotOptions are the options of tab.screenshot (DESIGN.md section 5).
 type ScreenshotOptions struct {
 	// Selector (or element number) captures one element.
-	Target *Target
+	Target *act.Target
 	// FullPage captures the whole scrollable page.
 	FullPage bool
 	// Save writes the full-resolution PNG there (relative to the working
@@ -79,12 +80,11 @@ func (s *Screenshot) Base64() string { return base64.StdEncoding.EncodeToString(
 // (Page.captureScreenshot, PNG, with captureBeyondViewport for full pages)
 // and makes the model's copy with render.ModelImage. It persists per
 // DESIGN.md section 5. Errors: element_not_found, not_actionable, timeout.
-func (t *Tab) Screenshot(ctx context.Context, o ScreenshotOptions) (*Screenshot, error) {
-	var info pageInfo
-	if err := t.EvalJSON(ctx, pageInfoJS, &info); err != nil {
+func (t *Capturer) Screenshot(ctx context.Context, o ScreenshotOptions) (*Screenshot, error) {
+	var info PageInfo
+	if err := t.EvalJSON(ctx, PageInfoJS, &info); err != nil {
 		return nil, err
 	}
-	vp := t.Viewport()
 	p := page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng}
 	clipX, clipY := info.SX, info.SY
 	cssW := info.VW
@@ -115,8 +115,8 @@ func (t *Tab) Screenshot(ctx context.Context, o ScreenshotOptions) (*Screenshot,
 		defer remove()
 		marks = n
 	}
-	full := o.Save != "" || t.sup.opts.ScreenshotDir != ""
-	dpr := vp.Scale
+	full := o.Save != "" || t.dir != ""
+	dpr := t.scale()
 	if dpr <= 0 {
 		dpr = 1
 	}
@@ -149,10 +149,10 @@ func (t *Tab) Screenshot(ctx context.Context, o ScreenshotOptions) (*Screenshot,
 	// Image pixels per CSS pixel of the model's copy.
 	shot.Scale = float64(img.Width) / math.Max(cssW, 1)
 	if full {
-		dest, err := render.SaveScreenshot(res.Data, &render.SaveOptions{Path: o.Save, Dir: t.sup.opts.ScreenshotDir})
+		dest, err := render.SaveScreenshot(res.Data, &render.SaveOptions{Path: o.Save, Dir: t.dir})
 		if err != nil {
 			if o.Save != "" {
-				return nil, Errorf(errcode.BadRequest, "save screenshot to %q: %v", o.Save, err)
+				return nil, pagecore.Errorf(errcode.BadRequest, "save screenshot to %q: %v", o.Save, err)
 			}
 			return nil, fmt.Errorf("save screenshot: %w", err)
 		}
@@ -177,13 +177,13 @@ func (t *Tab) Screenshot(ctx context.Context, o ScreenshotOptions) (*Screenshot,
 // (Readability, then the fallbacks main article, article, main,
 // [role=main], body) as markdown, text or html. A nil result means nothing
 // had content. Errors: bad_request for an unknown format.
-func (t *Tab) Extract(ctx context.Context, format string) (*render.Extraction, error) {
+func (t *Capturer) Extract(ctx context.Context, format string) (*render.Extraction, error) {
 	switch format {
 	case "":
 		format = "markdown"
 	case "markdown", "text", "html":
 	default:
-		return nil, Errorf(errcode.BadRequest, "unknown extract format %q: use markdown, text or html", format)
+		return nil, pagecore.Errorf(errcode.BadRequest, "unknown extract format %q: use markdown, text or html", format)
 	}
 	var html string
 	if err := t.EvalJSON(ctx, js.Flatten, &html); err != nil {
@@ -197,7 +197,7 @@ func (t *Tab) Extract(ctx context.Context, format string) (*render.Extraction, e
 	return ex, nil
 }
 
-type pageInfo struct {
+type PageInfo struct {
 	URL   string  `json:"url"`
 	Title string  `json:"title"`
 	VW    float64 `json:"vw"`
@@ -208,7 +208,7 @@ type pageInfo struct {
 	SH    float64 `json:"sh"`
 }
 
-const pageInfoJS = `({url: location.href, title: document.title, vw: innerWidth, vh: innerHeight,
+const PageInfoJS = `({url: location.href, title: document.title, vw: innerWidth, vh: innerHeight,
  sx: scrollX, sy: scrollY, sw: document.documentElement.scrollWidth, sh: document.documentElement.scrollHeight})`
 
 // ClickAt clicks at a point (Input.dispatchMouseEvent). Without shot, x
@@ -217,7 +217,7 @@ const pageInfoJS = `({url: location.href, title: document.title, vw: innerWidth,
 // back through its scale and origin. Errors: bad_request for a point
 // outside the viewport or an unknown screenshot; stale_element when the
 // page navigated since that screenshot.
-func (t *Tab) ClickAt(ctx context.Context, x, y float64, shot int) (*ClickAtResult, error) {
+func (t *Capturer) ClickAt(ctx context.Context, x, y float64, shot int) (*act.ClickAtResult, error) {
 	if err := t.DialogBlock(); err != nil {
 		return nil, err
 	}
@@ -226,17 +226,17 @@ func (t *Tab) ClickAt(ctx context.Context, x, y float64, shot int) (*ClickAtResu
 		s := t.lastShot
 		t.mu.Unlock()
 		if s == nil || (shot > 0 && s.ID != shot) {
-			return nil, Errorf(errcode.BadRequest, "clickAt: screenshot %d is not the tab's latest; take a screenshot and use its coordinates", shot)
+			return nil, pagecore.Errorf(errcode.BadRequest, "clickAt: screenshot %d is not the tab's latest; take a screenshot and use its coordinates", shot)
 		}
 		if s.NavSeq != t.NavSeq() {
-			return nil, &Error{Code: errcode.StaleElement, Msg: fmt.Sprintf("clickAt: the page navigated since screenshot %d; take a new one", s.ID), Err: ErrStale}
+			return nil, &pagecore.Error{Code: errcode.StaleElement, Msg: fmt.Sprintf("clickAt: the page navigated since screenshot %d; take a new one", s.ID), Err: pagecore.ErrStale}
 		}
 		var sc struct{ X, Y float64 }
 		if err := t.EvalJSON(ctx, `({X: scrollX, Y: scrollY})`, &sc); err != nil {
 			return nil, err
 		}
 		if !s.Full && (math.Abs(sc.X-s.ScrollX) > 1 || math.Abs(sc.Y-s.ScrollY) > 1) {
-			return nil, &Error{Code: errcode.StaleElement, Msg: fmt.Sprintf("clickAt: the page scrolled since screenshot %d; take a new one", s.ID), Err: ErrStale}
+			return nil, &pagecore.Error{Code: errcode.StaleElement, Msg: fmt.Sprintf("clickAt: the page scrolled since screenshot %d; take a new one", s.ID), Err: pagecore.ErrStale}
 		}
 		scale := s.Scale
 		if scale <= 0 {

@@ -1,4 +1,4 @@
-package tabs
+package capture
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/tabpilot/tabpilot/tabs/js"
+	"github.com/tabpilot/tabpilot/tabs/observe"
 )
 
 type mark struct {
@@ -19,8 +20,8 @@ type mark struct {
 
 // drawMarks observes the page and draws each element's number at its box
 // (js/marks.js); the returned func removes the overlay.
-func (t *Tab) drawMarks(ctx context.Context) (int, func(), error) {
-	obs, err := t.Observe(ctx, ObserveOptions{MaxTokens: math.MaxInt32 / 8})
+func (t *Capturer) drawMarks(ctx context.Context) (int, func(), error) {
+	obs, err := t.Observe(ctx, observe.PageOptions{MaxTokens: math.MaxInt32 / 8})
 	if err != nil {
 		return 0, nil, err
 	}
