@@ -154,6 +154,8 @@ func (l *Log) Handle(ev any) {
 			e.Size.Transfer = int64(ev.EncodedDataLength)
 			if ev.EncodedBodyLength > 0 {
 				e.Size.Encoded = int64(ev.EncodedBodyLength)
+			} else if e.responseHeadersSize > 0 && e.Size.Transfer >= int64(e.responseHeadersSize) {
+				e.Size.Encoded = e.Size.Transfer - int64(e.responseHeadersSize)
 			}
 			l.finish(e, ev.Timestamp.Float64())
 		}
