@@ -2,6 +2,7 @@ package netlog_test
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -204,6 +205,14 @@ func checkHAR(t *testing.T, h *netlog.HAR, base string) {
 			sawWS = len(e.WebSocketMessages) == 2 && e.WebSocketMessages[1].Data == "echo: hello"
 		case strings.HasSuffix(e.Request.URL, "/refused"):
 			sawFail = e.Response.Status == 0 && e.Response.Error == "net::ERR_CONNECTION_REFUSED"
+		}
+		tm := e.Timings
+		var sum float64
+		for _, v := range []float64{tm.Blocked, tm.DNS, tm.Connect, tm.Send, tm.Wait, tm.Receive} {
+			sum += max(v, 0)
+		}
+		if e.Time > 0 && math.Abs(sum-e.Time) > 0.01 {
+			t.Errorf("%s: time %v but the timings %+v add up to %v", e.Request.URL, e.Time, tm, sum)
 		}
 		if !strings.HasSuffix(e.StartedDateTime, "Z") || len(e.StartedDateTime) != len("2006-01-02T15:04:05.000Z") {
 			t.Errorf("startedDateTime %q is not RFC 3339 with milliseconds", e.StartedDateTime)

@@ -3,6 +3,8 @@ package netlog
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -127,5 +129,52 @@ func TestFormatArgs(t *testing.T) {
 		if got := FormatArgs(c.args); got != c.want {
 			t.Errorf("FormatArgs = %q, want %q", got, c.want)
 		}
+	}
+}
+
+// TestBodySpill checks that a body above the inline cap goes to a 0600
+// file whose path the entry gives, that HAR content "file" writes its own
+// copy, and that Close removes the log's file.
+func TestBodySpill(t *testing.T) {
+	dir, harDir := t.TempDir(), t.TempDir()
+	l := New(&Options{InlineBody: 8, BodyDir: dir})
+	if err := l.StartHAR(HAROptions{Content: "file", Dir: harDir}); err != nil {
+		t.Fatal(err)
+	}
+	l.Handle(request("a", "http://127.0.0.1/big.txt", network.ResourceTypeFetch, 1))
+	l.Handle(response("a", 200, "text/plain", 1.1))
+	l.Handle(finished("a", 1.2))
+	body := []byte("0123456789abcdef")
+	if err := l.SetBody("a", body, false); err != nil {
+		t.Fatal(err)
+	}
+	e, err := l.Request("r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Body == nil || e.Body.Path == "" || e.Body.Text != "" || e.Body.Size != 16 {
+		t.Fatalf("body %+v, want a 16-byte file", e.Body)
+	}
+	st, err := os.Stat(e.Body.Path)
+	if err != nil || st.Mode().Perm() != 0o600 || filepath.Dir(e.Body.Path) != dir {
+		t.Fatalf("body file %s: %v, mode %v; want 0600 in %s", e.Body.Path, err, st.Mode(), dir)
+	}
+	h, err := l.StopHAR()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := h.Log.Entries[0].Response.Content
+	if got, _ := os.ReadFile(c.File); string(got) != string(body) || c.Text != "" || filepath.Dir(c.File) != harDir {
+		t.Errorf("HAR content %+v holds %q, want the body in a file of %s", c, got, harDir)
+	}
+	if err := l.SetBody("nope", body, false); errcode.Of(err) != errcode.ElementNotFound {
+		t.Errorf("SetBody of an unknown id = %v, want element_not_found", err)
+	}
+	if err := l.StartHAR(HAROptions{Content: "file"}); errcode.Of(err) != errcode.BadRequest {
+		t.Errorf("StartHAR(file, no dir) = %v, want bad_request", err)
+	}
+	l.Close()
+	if _, err := os.Stat(e.Body.Path); !os.IsNotExist(err) {
+		t.Errorf("Close left %s: %v", e.Body.Path, err)
 	}
 }
