@@ -29,9 +29,10 @@ var layers = [][]string{
 	{"browser", "browser/egress", "stealth", "render"},
 	// 3. render's saved test pages and their scoring.
 	{"render/readabilitysuite"},
-	// 4. The page core: the CDP session of a page target and its event
-	// state.
-	{"tabs/pagecore"},
+	// 4. The page core (the CDP session of a page target and its event
+	// state), and the leaf records and helpers of a tab: its network and
+	// console record, emulation, PDF.
+	{"tabs/pagecore", "tabs/netlog"},
 	// 5. Observation: the walker, its CDP side and the transform.
 	{"tabs/observe"},
 	// 6. Actions: element location, actionability and input.
