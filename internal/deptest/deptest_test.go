@@ -29,8 +29,9 @@ var layers = [][]string{
 	{"browser", "browser/egress", "stealth", "render"},
 	// 3. render's saved test pages and their scoring.
 	{"render/readabilitysuite"},
-	// 4. Pure transforms of CDP data.
-	{"tabs/observe"},
+	// 4. Pure transforms of CDP data, and the leaves tabs calls to emulate
+	// a device (errcode and cdproto only).
+	{"tabs/observe", "tabs/emulate"},
 	// 5. The supervisor, the tab and its actions.
 	{"tabs"},
 	// 6. The run action's JavaScript runtime, bound to a tab.
