@@ -30,8 +30,8 @@ var layers = [][]string{
 	// 3. render's saved test pages and their scoring.
 	{"render/readabilitysuite"},
 	// 4. Pure transforms of CDP data, and the leaves tabs calls to emulate
-	// a device (errcode and cdproto only).
-	{"tabs/observe", "tabs/emulate"},
+	// a device and print a PDF (errcode and cdproto only).
+	{"tabs/observe", "tabs/emulate", "tabs/pdf"},
 	// 5. The supervisor, the tab and its actions.
 	{"tabs"},
 	// 6. The run action's JavaScript runtime, bound to a tab.
