@@ -32,7 +32,7 @@ var layers = [][]string{
 	// 4. The page core (the CDP session of a page target and its event
 	// state), and the leaf records and helpers of a tab: its network and
 	// console record, emulation, PDF.
-	{"tabs/pagecore", "tabs/netlog"},
+	{"tabs/pagecore", "tabs/netlog", "tabs/emulate", "tabs/pdf"},
 	// 5. Observation: the walker, its CDP side and the transform.
 	{"tabs/observe"},
 	// 6. Actions: element location, actionability and input.
