@@ -326,4 +326,3 @@ func BenchmarkLocalRoundTrip(b *testing.B) {
 	ctx := context.Background()
 	benchRoundTrip(b, func() (*Handle, error) { return Launch(ctx, ctx, &Options{Args: testArgs()}) })
 }
-
