@@ -10,6 +10,17 @@
 // started with, so a cold start spends no second renderer. A launched browser runs in its own process group with a
 // parent-death signal, so no Chromium outlives the daemon; Close stops it in
 // stages: close the browser over CDP, cancel the allocator, kill the group.
+//
+// Remote browsers: RemoteKey makes the key of a CDP endpoint on the
+// network, an http(s)://host:port discovered through /json/version or a
+// ws(s):// URL dialed as given (its query, e.g. a pool's ?token=, intact),
+// with headers on the websocket upgrade and a connect timeout. GridKey
+// and ConnectGrid reach a browser of a Selenium Grid 4: a WebDriver
+// session whose CDP proxy (se:cdp) tabpilot attaches to, kept alive
+// against the Grid's idle timeout and deleted when the handle closes.
+// Headers and credentials live in the Key's unexported part and are never
+// logged. A remote handle whose connection drops is not alive, with a
+// hint (LostHint) that the next open reconnects; the Registry replaces it.
 package browser
 
 import (
