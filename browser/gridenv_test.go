@@ -81,7 +81,7 @@ func startGrid() {
 		return
 	}
 	jar := gridJar()
-	if jar == "" {
+	if _, err := os.Stat(jar); jar == "" || err != nil {
 		grid.skip = "no Selenium server jar: npm install --ignore-scripts --prefix " + gridNPMDir + " @nightwatch/selenium-server (or set TABPILOT_GRID_JAR)"
 		return
 	}
