@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,9 +35,17 @@ type VersionInfo struct {
 // ProbeVersion asks a CDP HTTP endpoint (http://host:port) for
 // /json/version once, bounded by ctx.
 func ProbeVersion(ctx context.Context, endpoint string) (*VersionInfo, error) {
+	return probeVersion(ctx, endpoint, nil)
+}
+
+// probeVersion is ProbeVersion with header on the request.
+func probeVersion(ctx context.Context, endpoint string, header http.Header) (*VersionInfo, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(endpoint, "/")+"/json/version", nil)
 	if err != nil {
 		return nil, err
+	}
+	for k, vs := range header {
+		req.Header[k] = vs
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -58,11 +65,16 @@ func ProbeVersion(ctx context.Context, endpoint string) (*VersionInfo, error) {
 // waitVersion polls /json/version every interval until it answers or
 // limit passes (or ctx ends).
 func waitVersion(ctx context.Context, endpoint string, limit, interval time.Duration) (*VersionInfo, error) {
+	return waitVersionHeader(ctx, endpoint, nil, limit, interval)
+}
+
+// waitVersionHeader is waitVersion with header on each request.
+func waitVersionHeader(ctx context.Context, endpoint string, header http.Header, limit, interval time.Duration) (*VersionInfo, error) {
 	deadline := time.Now().Add(limit)
 	var last error
 	for {
 		pctx, cancel := context.WithTimeout(ctx, time.Second)
-		v, err := ProbeVersion(pctx, endpoint)
+		v, err := probeVersion(pctx, endpoint, header)
 		cancel()
 		if err == nil {
 			return v, nil
@@ -79,60 +91,37 @@ func waitVersion(ctx context.Context, endpoint string, limit, interval time.Dura
 	}
 }
 
-// httpEndpoint returns the http://host:port form of a CDP URL given as
-// http://host:port[/…] or ws://host:port/devtools/browser/…
-func httpEndpoint(raw string) (httpURL, wsURL string, err error) {
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
-		return "", "", fmt.Errorf("invalid CDP URL %q: use http://host:port or ws://host:port/devtools/browser/ID", raw)
-	}
-	switch u.Scheme {
-	case "http", "https":
-		return u.Scheme + "://" + u.Host, "", nil
-	case "ws", "wss":
-		scheme := "http"
-		if u.Scheme == "wss" {
-			scheme = "https"
-		}
-		if strings.Contains(u.Path, "/devtools/browser/") {
-			return scheme + "://" + u.Host, raw, nil
-		}
-		return scheme + "://" + u.Host, "", nil
-	}
-	return "", "", fmt.Errorf("invalid CDP URL %q: the scheme must be http, https, ws or wss", raw)
-}
-
-// Connect attaches to a browser that runs already (the connected kind):
-// it waits up to 5 s for /json/version, then opens the browser's websocket.
-// Closing the handle only disconnects. Errors: *Error with
-// errcode.AttachFailed.
+// Connect attaches to a browser that runs already (the connected kind)
+// at endpoint, with no headers: RemoteKey's rules, through the key
+// RemoteKey(endpoint, nil) makes. Closing the handle only disconnects.
+// Errors: *Error with errcode.BadRequest or errcode.AttachFailed.
 func Connect(parent, ctx context.Context, endpoint string, o *Options) (*Handle, error) {
-	httpURL, wsURL, err := httpEndpoint(endpoint)
-	if err != nil {
-		return nil, &Error{Code: errcode.BadRequest, Msg: err.Error()}
-	}
-	if wsURL == "" {
-		v, err := waitVersion(ctx, httpURL, 5*time.Second, 150*time.Millisecond)
-		if err != nil {
-			return nil, &Error{Code: errcode.AttachFailed, Msg: fmt.Sprintf("attach to %s: %v", endpoint, err), Err: err}
-		}
-		wsURL = v.WSURL
-	}
-	h, err := attach(parent, ctx, wsURL, o)
-	if err != nil {
-		return nil, &Error{Code: errcode.AttachFailed, Msg: fmt.Sprintf("attach to %s: %v", endpoint, err), Err: err}
-	}
-	h.kind = Connected
-	h.key = Key{Kind: Connected, Endpoint: endpoint}
-	go h.watch(h.lost)
-	return h, nil
+	return connectKey(parent, ctx, Key{Kind: Connected, Endpoint: endpoint}, o)
 }
 
 // attach opens a websocket connection to a running browser without
 // creating a tab.
 func attach(parent, ctx context.Context, wsURL string, o *Options) (*Handle, error) {
+	return attachRemote(parent, ctx, wsURL, nil, 0, o)
+}
+
+// attachRemote opens a websocket connection to a running browser at
+// wsURL (dialed as given: remote.NoModifyURL keeps its query), with
+// header on the upgrade (remote.WithDialHTTPHeader), without creating a
+// tab. timeout, when positive, bounds the dial and the first exchange.
+func attachRemote(parent, ctx context.Context, wsURL string, header http.Header, timeout time.Duration, o *Options) (*Handle, error) {
 	log := loggerOf(o)
-	allocCtx, allocCancel := remote.NewAllocator(context.WithoutCancel(parent), wsURL, remote.NoModifyURL)
+	aopts := []remote.Option{remote.NoModifyURL}
+	if len(header) > 0 {
+		aopts = append(aopts, remote.WithDialHTTPHeader(header))
+	}
+	if timeout > 0 {
+		aopts = append(aopts, remote.WithDialTimeout(timeout))
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	allocCtx, allocCancel := remote.NewAllocator(context.WithoutCancel(parent), wsURL, aopts...)
 	// chromedp's complaints (about the sessions of other clients, or of
 	// ProbePage) go to the log, not to stderr.
 	bctx, bcancel := chromedp.NewContext(allocCtx,
@@ -149,6 +138,9 @@ func attach(parent, ctx context.Context, wsURL string, o *Options) (*Handle, err
 	case err = <-errc:
 	case <-ctx.Done():
 		err = ctx.Err()
+		if errors.Is(err, context.DeadlineExceeded) && timeout > 0 {
+			err = fmt.Errorf("no CDP connection within %v", timeout)
+		}
 	}
 	if err != nil {
 		bcancel()

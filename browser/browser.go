@@ -10,6 +10,17 @@
 // started with, so a cold start spends no second renderer. A launched browser runs in its own process group with a
 // parent-death signal, so no Chromium outlives the daemon; Close stops it in
 // stages: close the browser over CDP, cancel the allocator, kill the group.
+//
+// Remote browsers: RemoteKey makes the key of a CDP endpoint on the
+// network, an http(s)://host:port discovered through /json/version or a
+// ws(s):// URL dialed as given (its query, e.g. a pool's ?token=, intact),
+// with headers on the websocket upgrade and a connect timeout. GridKey
+// and ConnectGrid reach a browser of a Selenium Grid 4: a WebDriver
+// session whose CDP proxy (se:cdp) tabpilot attaches to, kept alive
+// against the Grid's idle timeout and deleted when the handle closes.
+// Headers and credentials live in the Key's unexported part and are never
+// logged. A remote handle whose connection drops is not alive, with a
+// hint (LostHint) that the next open reconnects; the Registry replaces it.
 package browser
 
 import (
@@ -43,8 +54,12 @@ const (
 	Headless Kind = "headless"
 	// Spawned is an app that tabpilot starts with --remote-debugging-port.
 	Spawned Kind = "spawned"
-	// Connected is a browser that runs already and exposes a CDP endpoint.
+	// Connected is a browser that runs already and exposes a CDP endpoint,
+	// on this machine or on the network (RemoteKey).
 	Connected Kind = "connected"
+	// Grid is a browser of a WebDriver session on a Selenium Grid 4,
+	// reached through the Grid's CDP proxy (GridKey, ConnectGrid).
+	Grid Kind = "grid"
 )
 
 // Options configure launched browsers. The zero value launches a headless
@@ -101,9 +116,16 @@ type Handle struct {
 	appPath    string
 	stateDir   string
 	lost       <-chan struct{}
-	done       chan struct{} // closed when the connection is lost or closed
-	closeOnce  sync.Once
-	closed     chan struct{}
+	// hint is the NotAlive hint once the connection is gone (remote kinds).
+	hint string
+	// reason, when set before done closes, says why the handle died.
+	reason atomic.Pointer[string]
+	// closeHook runs last in Close (a Grid session's DELETE).
+	closeHook func(ctx context.Context)
+	gridID    string        // the WebDriver session of a Grid handle
+	done      chan struct{} // closed when the connection is lost or closed
+	closeOnce sync.Once
+	closed    chan struct{}
 }
 
 // Kind returns how the browser is reached.
@@ -133,6 +155,16 @@ func (h *Handle) Alive() bool {
 	}
 }
 
+// LostHint says what to do once the handle is not alive: for a remote
+// browser, that the next open reconnects; "" for a local one. With the
+// reason a Grid's keepalive saw, when it ended the handle.
+func (h *Handle) LostHint() string {
+	if r := h.reason.Load(); r != nil && h.hint != "" {
+		return *r + ". " + h.hint
+	}
+	return h.hint
+}
+
 // Context returns the handle's browser context: a chromedp context whose
 // children (chromedp.NewContext) are new tabs. It is cancelled by Close.
 func (h *Handle) Context() context.Context { return h.ctx }
@@ -146,7 +178,7 @@ func (h *Handle) Context() context.Context { return h.ctx }
 // closed and ctx's error returned.
 func (h *Handle) NewTab(ctx context.Context, opts ...chromedp.ContextOption) (context.Context, context.CancelFunc, error) {
 	if !h.Alive() {
-		return nil, nil, &Error{Code: errcode.NotAlive, Msg: "the browser is gone"}
+		return nil, nil, &Error{Code: errcode.NotAlive, Msg: "the browser is gone", Hint: h.LostHint()}
 	}
 	if len(opts) == 0 && h.first != "" && h.firstTaken.CompareAndSwap(false, true) {
 		tctx, cancel, err := h.NewTab(ctx, chromedp.WithTargetID(h.first))
@@ -171,14 +203,15 @@ func (h *Handle) NewTab(ctx context.Context, opts ...chromedp.ContextOption) (co
 		return nil, nil, fmt.Errorf("create tab: %w", ctx.Err())
 	case <-h.done:
 		cancel()
-		return nil, nil, &Error{Code: errcode.NotAlive, Msg: "the browser went away while creating a tab"}
+		return nil, nil, &Error{Code: errcode.NotAlive, Msg: "the browser went away while creating a tab", Hint: h.LostHint()}
 	}
 }
 
 // Close stops the browser in stages, waiting at most until ctx is done:
 // close the browser over CDP (Browser.close), cancel the allocator (which
 // kills the process and removes a temporary profile), then kill the
-// process group. For a connected browser it only disconnects.
+// process group. For a connected browser it only disconnects; for a Grid
+// browser it disconnects, then deletes the WebDriver session.
 func (h *Handle) Close(ctx context.Context) error {
 	h.closeOnce.Do(func() {
 		go func() {
@@ -193,6 +226,9 @@ func (h *Handle) Close(ctx context.Context) error {
 			h.killGroup()
 			if h.stateDir != "" && h.pid > 0 {
 				os.Remove(recordPath(h.stateDir, h.pid))
+			}
+			if h.closeHook != nil {
+				h.closeHook(context.WithoutCancel(ctx))
 			}
 		}()
 	})

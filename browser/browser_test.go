@@ -61,22 +61,27 @@ func toString(v any) string {
 	return "?"
 }
 
-func TestHTTPEndpoint(t *testing.T) {
-	cases := map[string][2]string{
-		"http://127.0.0.1:9222":                    {"http://127.0.0.1:9222", ""},
-		"http://127.0.0.1:9222/json":               {"http://127.0.0.1:9222", ""},
-		"ws://127.0.0.1:9222/devtools/browser/abc": {"http://127.0.0.1:9222", "ws://127.0.0.1:9222/devtools/browser/abc"},
-		"ws://127.0.0.1:9222/":                     {"http://127.0.0.1:9222", ""},
+func TestRemoteEndpoint(t *testing.T) {
+	cases := map[string]struct {
+		base     string
+		discover bool
+	}{
+		"http://127.0.0.1:9222":                    {"http://127.0.0.1:9222", true},
+		"http://127.0.0.1:9222/json":               {"http://127.0.0.1:9222", true},
+		"ws://127.0.0.1:9222/devtools/browser/abc": {"ws://127.0.0.1:9222/devtools/browser/abc", false},
+		"ws://127.0.0.1:9222/":                     {"http://127.0.0.1:9222", true},
+		"wss://pool.example/chrome?token=T":        {"wss://pool.example/chrome?token=T", false},
+		"ws://127.0.0.1:3000?token=T":              {"ws://127.0.0.1:3000?token=T", false},
 	}
 	for in, want := range cases {
-		h, w, err := httpEndpoint(in)
-		if err != nil || h != want[0] || w != want[1] {
-			t.Errorf("httpEndpoint(%q) = %q, %q, %v", in, h, w, err)
+		b, d, err := remoteEndpoint(in)
+		if err != nil || b != want.base || d != want.discover {
+			t.Errorf("remoteEndpoint(%q) = %q, %v, %v", in, b, d, err)
 		}
 	}
 	for _, bad := range []string{"", "127.0.0.1:9222", "ftp://x:1", "http://"} {
-		if _, _, err := httpEndpoint(bad); err == nil {
-			t.Errorf("httpEndpoint(%q) succeeded", bad)
+		if _, _, err := remoteEndpoint(bad); err == nil {
+			t.Errorf("remoteEndpoint(%q) succeeded", bad)
 		}
 	}
 }

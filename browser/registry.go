@@ -10,18 +10,32 @@ import (
 )
 
 // Key identifies a browser in the Registry: its kind, and the executable
-// path (spawned), endpoint (connected) or profile directory (headless).
+// path (spawned), endpoint (connected, grid) or profile directory
+// (headless). A remote endpoint's headers, credentials and timeouts are in
+// an unexported part that RemoteKey and GridKey fill, so two endpoints
+// that differ only in their headers are two browsers. That part holds
+// tokens: String, GoString and LogValue never show it (they show the
+// endpoint with its query values and user info redacted), and
+// encoding/json skips it.
 type Key struct {
 	Kind     Kind
 	Path     string
 	Endpoint string
 	Profile  string
+	remote   remoteSpec
 }
 
 func (k Key) String() string {
 	switch {
 	case k.Endpoint != "":
-		return fmt.Sprintf("%s %s", k.Kind, k.Endpoint)
+		s := fmt.Sprintf("%s %s", k.Kind, RedactURL(k.Endpoint))
+		if n := k.remote.headerCount(); n > 0 {
+			s += fmt.Sprintf(" (%d headers)", n)
+		}
+		if k.remote.user != "" {
+			s += " (basic auth)"
+		}
+		return s
 	case k.Path != "":
 		return fmt.Sprintf("%s %s", k.Kind, k.Path)
 	case k.Profile != "":
@@ -29,6 +43,12 @@ func (k Key) String() string {
 	}
 	return string(k.Kind)
 }
+
+// GoString is String, so that %#v shows no header value either.
+func (k Key) GoString() string { return "browser.Key(" + k.String() + ")" }
+
+// LogValue is String, so that a logged Key shows no header value.
+func (k Key) LogValue() slog.Value { return slog.StringValue(k.String()) }
 
 // Registry holds refcounted Handles keyed by Key. Acquire returns the live
 // handle of a key or creates it; Release drops a reference and closes the
@@ -126,7 +146,9 @@ func (r *Registry) open(ctx context.Context, key Key, args []string) (*Handle, e
 		h.key = key
 		return h, nil
 	case Connected:
-		return Connect(r.parent, ctx, key.Endpoint, &r.opts)
+		return connectKey(r.parent, ctx, key, &r.opts)
+	case Grid:
+		return ConnectGrid(r.parent, ctx, key, &r.opts)
 	case Spawned:
 		return Spawn(r.parent, ctx, key.Path, args, &r.opts)
 	default:
