@@ -13,6 +13,7 @@ import (
 	"github.com/tabpilot/tabpilot/tabs/capture"
 	"github.com/tabpilot/tabpilot/tabs/observe"
 	"github.com/tabpilot/tabpilot/tabs/pagecore"
+	"github.com/tabpilot/tabpilot/tabs/route"
 )
 
 // Tab is a named page target. Its action methods are safe for concurrent
@@ -40,9 +41,10 @@ type Tab struct {
 
 	slot chan struct{}
 
-	// mu guards the viewport.
+	// mu guards the viewport and the router.
 	mu       sync.Mutex
 	viewport Viewport
+	routes   *route.Router
 }
 
 func newTab(s *Supervisor, name string, key browser.Key, dialogs string) *Tab {

@@ -79,6 +79,9 @@ func (s *Service) Run(ctx context.Context, r *api.RunRequest) *api.Result {
 	if len(out.Downloads) > 0 {
 		details["downloads"] = out.Downloads
 	}
+	if out.PageErrors > 0 {
+		details["pageErrors"] = out.PageErrors
+	}
 	if s.opts.Egress != nil {
 		if refused := s.opts.Egress.RefusalsSince(mark); len(refused) > 0 {
 			details["blocked"] = refused

@@ -29,27 +29,29 @@ var layers = [][]string{
 	{"browser", "browser/egress", "stealth", "render"},
 	// 3. render's saved test pages and their scoring.
 	{"render/readabilitysuite"},
-	// 4. The page core (the CDP session of a page target and its event
-	// state), and the leaf records and helpers of a tab: its network and
-	// console record, emulation, PDF.
-	{"tabs/pagecore", "tabs/netlog", "tabs/emulate", "tabs/pdf"},
-	// 5. Observation: the walker, its CDP side and the transform.
+	// 4. The leaf records and helpers of a tab: its network and console
+	// record, its request routes, emulation, PDF.
+	{"tabs/netlog", "tabs/route", "tabs/emulate", "tabs/pdf"},
+	// 5. The page core: the CDP session of a page target and its event
+	// state.
+	{"tabs/pagecore"},
+	// 6. Observation: the walker, its CDP side and the transform.
 	{"tabs/observe"},
-	// 6. Actions: element location, actionability and input.
+	// 7. Actions: element location, actionability and input.
 	{"tabs/act"},
-	// 7. Capture: screenshots, marks, the page as text.
+	// 8. Capture: screenshots, marks, the page as text.
 	{"tabs/capture"},
-	// 8. The supervisor, the tab and its actions.
+	// 9. The supervisor, the tab and its actions.
 	{"tabs"},
-	// 9. The run action's JavaScript runtime, bound to a tab.
+	// 10. The run action's JavaScript runtime, bound to a tab.
 	{"tabs/script"},
-	// 10. The wire contract: standard library and errcode only (see stdOnly).
+	// 11. The wire contract: standard library and errcode only (see stdOnly).
 	{"api"},
-	// 11. The dispatcher, and the doors speaking the contract.
+	// 12. The dispatcher, and the doors speaking the contract.
 	{"api/service", "api/rpc", "api/mcp"},
-	// 12. The CLI's side of the daemon's socket (see light).
+	// 13. The CLI's side of the daemon's socket (see light).
 	{"api/client"},
-	// 13. Programs.
+	// 14. Programs.
 	{"cmd/tabpilot", "bench/soak", "bench/suite"},
 }
 

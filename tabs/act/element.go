@@ -289,7 +289,7 @@ func (t *Actor) actionable(ctx context.Context, el *element, o actOpts, wait tim
 	deadline := time.Now().Add(wait)
 	var st actState
 	var coveredSince time.Time // the same cover over a still element, since
-	net := t.Requests()
+	net := t.InFlight()
 	for {
 		args := map[string]any{"enabled": o.enabled, "hitTest": o.hitTest, "arm": o.arm, "quick": o.quick}
 		fn := actionableJS
@@ -319,7 +319,7 @@ func (t *Actor) actionable(ctx context.Context, el *element, o actOpts, wait tim
 		// Requests that start or end mean the page is still loading (a
 		// spinner that goes when the data is there); one that stays in
 		// flight (a long poll) does not.
-		now := t.Requests()
+		now := t.InFlight()
 		if (st.State != "covered" && st.State != "disabled") || !st.Same || st.Busy || !maps.Equal(now, net) {
 			coveredSince = time.Time{}
 			net = now

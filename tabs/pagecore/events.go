@@ -19,6 +19,7 @@ import (
 // onEvent runs in chromedp's read loop for the tab: it must return fast and
 // never call CDP. It records state; work is handed to goroutines.
 func (t *Page) onEvent(ev any) {
+	t.queueNet(ev)
 	switch ev.(type) {
 	case *page.EventFrameNavigated, *page.EventFrameDetached, *page.EventLifecycleEvent, *network.EventRequestWillBeSent,
 		*network.EventLoadingFinished, *network.EventLoadingFailed, *runtime.EventBindingCalled:

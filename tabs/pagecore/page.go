@@ -64,6 +64,8 @@ type Page struct {
 
 	// x is the state of popups, downloads and frames (hooks.go).
 	x extras
+	// net is the network and console record (network.go).
+	net *netState
 	// ob is the frame state: frame sessions, worlds, navigations (oopif.go).
 	ob obsState
 }
@@ -98,7 +100,7 @@ type Env struct {
 func New(name, dialogs string, env Env) *Page {
 	return &Page{env: env, name: name, dialogs: dialogs,
 		dialogSig: make(chan struct{}), deadSig: make(chan struct{}),
-		inflight: map[network.RequestID]Request{}, dialogQ: make(chan struct{}, 1)}
+		inflight: map[network.RequestID]Request{}, dialogQ: make(chan struct{}, 1), net: newNetState(name)}
 }
 
 // Alive reports whether the tab's target and browser are up.
@@ -252,6 +254,7 @@ func (t *Page) Attach(ctx, tctx context.Context, popup bool) error {
 		t.env.Log.Warn("install settle on popup", "tab", t.name, "err", err)
 	}
 	t.env.Go(t.dialogLoop)
+	t.env.Go(t.feedNet)
 	return nil
 }
 
@@ -282,8 +285,8 @@ func (t *Page) DocOutcome() (url, fail string, status int64) {
 	return t.url, t.navFail, t.docStatus[t.st.doc]
 }
 
-// Requests returns the set of the page's requests in flight.
-func (t *Page) Requests() map[network.RequestID]Request {
+// InFlight returns the set of the page's requests in flight.
+func (t *Page) InFlight() map[network.RequestID]Request {
 	t.evMu.Lock()
 	defer t.evMu.Unlock()
 	return maps.Clone(t.inflight)

@@ -60,6 +60,7 @@ func (s *Script) setup(vm *goja.Runtime) error {
 	s.bindActions(vm, t, tab, method, must)
 	s.bindWaits(vm, t, tab, method, must)
 	s.bindState(vm, t, tab, method, must)
+	s.bindNetwork(vm, t, tab, method, must)
 	s.bindPage(vm, t, tab, method, must)
 	s.bindID(vm, t, tab, method, must)
 	must(vm.Set("tab", tab))

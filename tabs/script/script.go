@@ -118,6 +118,10 @@ type Output struct {
 	// Downloads are the downloads that began, progressed or finished
 	// during the run (see tabs.Tab.DrainDownloads).
 	Downloads []tabs.Download
+	// PageErrors counts the uncaught exceptions and unhandled rejections
+	// the page threw during the run (Runtime.exceptionThrown); tab.errors()
+	// lists them.
+	PageErrors int
 }
 
 // Options configure a Script. Nil means defaults.
@@ -292,6 +296,7 @@ func (s *Script) Run(ctx context.Context, t *tabs.Tab) error {
 		s.pending.Wait()
 	}()
 	s.tab, s.ctx = t, ctx
+	errs0 := t.ErrorCount()
 	t.Foreground(ctx)
 	reg := require.NewRegistry()
 	reg.RegisterNativeModule(console.ModuleName, console.RequireWithPrinter(&printer{log: s.log, tab: t.Name()}))
@@ -341,7 +346,14 @@ func (s *Script) Run(ctx context.Context, t *tabs.Tab) error {
 	dialogs, pending := t.HandledDialogs(), t.PendingDialog()
 	popups := t.DrainPopups(popupSettle)
 	downloads := t.DrainDownloads()
+	if pending == nil && t.Alive() {
+		sctx, scancel := context.WithTimeout(context.WithoutCancel(ctx), 300*time.Millisecond)
+		t.NetSettle(sctx)
+		scancel()
+	}
+	pageErrors := t.ErrorCount() - errs0
 	s.mu.Lock()
+	s.out.PageErrors = pageErrors
 	defer s.mu.Unlock()
 	s.out.Dialogs = append(s.out.Dialogs, dialogs...)
 	s.out.PendingDialog = pending
