@@ -214,7 +214,8 @@ type UploadRequest struct {
 // Methods are the JSON-RPC method names, in the order of DESIGN.md section 7
 // and then the later shortcuts.
 var Methods = []string{"open", "close", "run", "observe", "tabs", "screenshot", "extract", "click", "type", "fill", "press",
-	"hover", "select", "scroll", "wait", "back", "forward", "reload", "dialog", "upload"}
+	"hover", "select", "scroll", "wait", "back", "forward", "reload", "dialog", "upload",
+	"network", "console", "har", "route", "unroute"}
 
 // ErrorResult builds a failed result from an error code, message and hint.
 func ErrorResult(code errcode.Code, message string) *Result {
@@ -273,4 +274,82 @@ func (t *Target) UnmarshalJSON(b []byte) error {
 	}
 	*t = Target(n.String())
 	return nil
+}
+
+// NetworkRequest lists the requests of a tab's page since its last
+// top-level navigation (All: across navigations), filtered, or with ID
+// shows one request in full: headers, post data, and the response body
+// (text up to 64 KiB inline, larger ones written to a 0600 file whose path
+// is given).
+type NetworkRequest struct {
+	Common
+	// ID is a request id from the list ("r12"): show that request.
+	ID string `json:"id,omitempty"`
+	// URL is a URL glob (** any characters, * any but '/').
+	URL string `json:"url,omitempty"`
+	// Type is a resource type (document, script, xhr, fetch, image, …);
+	// several are separated by commas.
+	Type string `json:"type,omitempty"`
+	// Method is an HTTP method.
+	Method string `json:"method,omitempty"`
+	// Status is a status ("404"), a class ("4xx") or a range
+	// ("400-499"); several are separated by commas.
+	Status string `json:"status,omitempty"`
+	// Failed keeps the requests that failed (Network.loadingFailed).
+	Failed bool `json:"failed,omitempty"`
+	All    bool `json:"all,omitempty"`
+	// Limit keeps the newest Limit requests.
+	Limit int `json:"limit,omitempty"`
+}
+
+// ConsoleRequest lists a tab's console messages (Level and up: debug,
+// log, info, warning, error), or with Errors its uncaught exceptions and
+// unhandled rejections with their stacks; since the last top-level
+// navigation, or All.
+type ConsoleRequest struct {
+	Common
+	Level  string `json:"level,omitempty"`
+	Errors bool   `json:"errors,omitempty"`
+	All    bool   `json:"all,omitempty"`
+	Limit  int    `json:"limit,omitempty"`
+}
+
+// HARRequest starts (Op "start") or stops (Op "stop") recording a HAR 1.2
+// of a tab's traffic. Content is how start keeps response bodies: "omit"
+// (default), "embed" or "file". Stop writes the HAR to Save (an absolute
+// path on the daemon's machine; 0600).
+type HARRequest struct {
+	Common
+	Op      string `json:"op"`
+	Content string `json:"content,omitempty"`
+	Save    string `json:"save,omitempty"`
+}
+
+// RouteRequest routes the requests of a tab's page that URL (a URL glob)
+// and Types (resource types) match, until unroute: Abort fails them with
+// a network error reason (failed, aborted, blockedbyclient,
+// connectionrefused, …); Status, Headers, ContentType and Body (or
+// BodyBase64) fulfil them; SetHeaders (an empty value removes a header),
+// ContinueURL, Method and PostData change them and let them go on.
+type RouteRequest struct {
+	Common
+	URL         string            `json:"url"`
+	Abort       string            `json:"abort,omitempty"`
+	Status      int               `json:"status,omitempty"`
+	Headers     map[string]string `json:"headers,omitempty"`
+	ContentType string            `json:"content_type,omitempty"`
+	Body        string            `json:"body,omitempty"`
+	BodyBase64  string            `json:"body_base64,omitempty"`
+	ContinueURL string            `json:"continue_url,omitempty"`
+	Method      string            `json:"method,omitempty"`
+	PostData    string            `json:"post_data,omitempty"`
+	SetHeaders  map[string]string `json:"set_headers,omitempty"`
+	Types       []string          `json:"types,omitempty"`
+}
+
+// UnrouteRequest removes the route of URL (the glob it was added with), or
+// every route when it is empty.
+type UnrouteRequest struct {
+	Common
+	URL string `json:"url,omitempty"`
 }

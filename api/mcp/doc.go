@@ -5,7 +5,8 @@
 // It offers one tool, browser, whose "action" argument is one of Actions
 // (open, close, run, observe, click, type, fill, press, screenshot,
 // extract, tabs, and the steps hover, select, scroll, wait, back, forward,
-// reload, dialog, upload). Its input schema is derived from the Go type Input, its
+// reload, dialog, upload, and the network actions network, console, har,
+// route, unroute). Its input schema is derived from the Go type Input, its
 // description is an operating playbook, and its _meta lists the actions
 // that only read (MetaReadOnlyActions). Each call goes to a Handler
 // (api/service.Service) as the action's api request. Results are text

@@ -21,12 +21,13 @@ const ToolName = "browser"
 // Actions are the values of Input.Action, in the order of the issue that
 // defined the tool: each is a method of api.Methods.
 var Actions = []string{"open", "close", "run", "observe", "click", "type", "fill", "press", "screenshot", "extract", "tabs",
-	"hover", "select", "scroll", "wait", "back", "forward", "reload", "dialog", "upload"}
+	"hover", "select", "scroll", "wait", "back", "forward", "reload", "dialog", "upload",
+	"network", "console", "har", "route", "unroute"}
 
 // ReadOnlyActions are the actions that only read the page: they are listed
 // in the tool's annotations (Tool._meta, key MetaReadOnlyActions) and its
 // description.
-var ReadOnlyActions = []string{"observe", "screenshot", "extract", "tabs", "wait"}
+var ReadOnlyActions = []string{"observe", "screenshot", "extract", "tabs", "wait", "network", "console"}
 
 // MetaReadOnlyActions is the key, in the tool's _meta, of the list of the
 // actions that only read (MCP's annotations are per tool, not per action).
@@ -44,21 +45,21 @@ type Input struct {
 	Name    string  `json:"name,omitempty" jsonschema:"tab name (default main)"`
 	Timeout float64 `json:"timeout,omitempty" jsonschema:"seconds (default 30)"`
 	// open
-	URL       string        `json:"url,omitempty" jsonschema:"open: the page to load; wait: a URL glob to wait for (* within a path segment, ** across; /path is on the current origin)"`
-	WaitUntil string        `json:"wait_until,omitempty" jsonschema:"open: default settled (load, then until fetches and the DOM are quiet for 100 ms, at most 500 ms)"`
+	URL       string        `json:"url,omitempty" jsonschema:"open: page to load; wait, network, route, unroute: a URL glob (** spans /)"`
+	WaitUntil string        `json:"wait_until,omitempty" jsonschema:"open: default settled (load, then DOM and fetches quiet)"`
 	Dialogs   string        `json:"dialogs,omitempty" jsonschema:"open: answer alerts, confirms and prompts"`
 	Viewport  *api.Viewport `json:"viewport,omitempty" jsonschema:"open: CSS pixels"`
-	App       *api.App      `json:"app,omitempty" jsonschema:"open: attach to a browser at cdp_url or spawn the executable at path"`
+	App       *api.App      `json:"app,omitempty" jsonschema:"open: attach at cdp_url or spawn path"`
 	// close
-	All  bool `json:"all,omitempty" jsonschema:"close: every tab"`
+	All  bool `json:"all,omitempty" jsonschema:"close: every tab; network, console: across navigations"`
 	Kill bool `json:"kill,omitempty" jsonschema:"close: also end a spawned app"`
 	// run
 	Code string `json:"code,omitempty" jsonschema:"run: body of an async JS function"`
 	// click, type, fill, press, hover, select, upload, scroll, wait, screenshot
-	Target Target `json:"target,omitempty" jsonschema:"element number from the latest observe, or a selector (css, text/…, xpath/…, aria/…); screenshot: that element only; press: focus it first; scroll: scroll over it; wait: wait for it"`
-	Text   string `json:"text,omitempty" jsonschema:"type: text to type; fill: the value; press: key, e.g. Enter or Control+A; wait: text to wait for; dialog: a prompt's answer"`
+	Target Target `json:"target,omitempty" jsonschema:"element number from observe, or a selector (css, text/…, aria/…); screenshot: that element; press: focus it; scroll: over it; wait: for it"`
+	Text   string `json:"text,omitempty" jsonschema:"type: text to type; fill: the value; press: a key (Enter, Control+A); wait: text; dialog: prompt answer"`
 	// select, upload
-	Values []string `json:"values,omitempty" jsonschema:"select: the options to pick, by label, value or text"`
+	Values []string `json:"values,omitempty" jsonschema:"select: options, by label, value or text"`
 	Files  []string `json:"files,omitempty" jsonschema:"upload: absolute paths of the files"`
 	// scroll
 	DX float64 `json:"dx,omitempty" jsonschema:"scroll: CSS pixels right (negative: left)"`
@@ -67,20 +68,31 @@ type Input struct {
 	State     string `json:"state,omitempty" jsonschema:"wait for text or target: default visible"`
 	LoadState string `json:"load_state,omitempty" jsonschema:"wait: until the document reached it"`
 	// dialog
-	Response string `json:"response,omitempty" jsonschema:"dialog: accept (OK) or dismiss (Cancel) the open alert, confirm or prompt"`
+	Response string `json:"response,omitempty" jsonschema:"dialog: accept or dismiss the alert, confirm or prompt"`
 	// observe
 	IncludeAll   bool   `json:"include_all,omitempty" jsonschema:"observe: add headings, landmarks and text"`
 	ViewportOnly bool   `json:"viewport_only,omitempty" jsonschema:"observe: only what is on screen"`
-	Query        string `json:"query,omitempty" jsonschema:"observe: only elements whose name or text matches"`
+	Query        string `json:"query,omitempty" jsonschema:"observe: only elements matching it"`
 	MaxTokens    int    `json:"max_tokens,omitempty" jsonschema:"observe: budget (default 6000)"`
-	Scroll       bool   `json:"scroll,omitempty" jsonschema:"observe: scroll lists through first, collecting every row"`
+	Scroll       bool   `json:"scroll,omitempty" jsonschema:"observe: scroll lists through first"`
 	Boxes        bool   `json:"boxes,omitempty" jsonschema:"observe: every element's box"`
 	// screenshot
 	FullPage bool   `json:"full_page,omitempty" jsonschema:"screenshot: the whole page"`
-	Save     string `json:"save,omitempty" jsonschema:"screenshot: also write the full-size PNG to this path"`
+	Save     string `json:"save,omitempty" jsonschema:"screenshot: write the PNG here; har stop: the HAR file"`
 	Marks    bool   `json:"marks,omitempty" jsonschema:"screenshot: draw the element numbers on it"`
 	// extract
 	Format string `json:"format,omitempty" jsonschema:"extract: default markdown"`
+	// network, console, har, route
+	ID          string `json:"id,omitempty" jsonschema:"network: that request in full"`
+	Failed      bool   `json:"failed,omitempty" jsonschema:"network: failed requests only"`
+	Level       string `json:"level,omitempty" jsonschema:"console: lowest level"`
+	Errors      bool   `json:"errors,omitempty" jsonschema:"console: uncaught errors with stacks"`
+	Op          string `json:"op,omitempty" jsonschema:"har"`
+	Content     string `json:"content,omitempty" jsonschema:"har start: bodies"`
+	Abort       string `json:"abort,omitempty" jsonschema:"route: fail with this reason, e.g. blockedbyclient"`
+	Status      int    `json:"status,omitempty" jsonschema:"route: fulfil with this status"`
+	Body        string `json:"body,omitempty" jsonschema:"route: the fulfilled body"`
+	ContentType string `json:"content_type,omitempty"`
 }
 
 // Target is an element number from the latest observation or a selector.
@@ -128,6 +140,11 @@ var actionFields = map[string][]string{
 	"reload":     {},
 	"dialog":     {"response", "text"},
 	"upload":     {"target", "files"},
+	"network":    {"id", "url", "failed", "all"},
+	"console":    {"level", "errors", "all"},
+	"har":        {"op", "content", "save"},
+	"route":      {"url", "abort", "status", "body", "content_type"},
+	"unroute":    {"url"},
 }
 
 // description is the tool's description: an operating playbook.
@@ -135,11 +152,12 @@ const description = `Drive a real Chromium browser. Each call does one action on
 1. open {url} loads a page.
 2. observe lists the elements a person acts on, one per line: number, role, "name", value, states.
 3. Act by number: click {target: 4}; fill {target: 2, text} replaces a value; type appends keystrokes; press {text: "Enter"}; hover; select {target, values}; upload {target, files}; scroll {dy: 600}.
-   wait {text} (or {target}, {url}, {load_state}) until the page shows it; back, forward, reload; dialog {response: accept|dismiss} answers an open alert/confirm/prompt.
-4. After a navigation or a big change, observe again: numbers from an older observation fail with stale_element.
-Read what you have (observe with query, extract for the readable text, screenshot) before you navigate elsewhere.
-Write multi-step work as one run: code is the body of an async function with tab (goto, observe, click, fill, type, press, select, waitFor, waitForUrl, evaluate, screenshot, extract), assert, wait, display; its return value is the result.
-observe, screenshot, extract, tabs and wait only read. A failure has isError, a code and a hint: follow the hint.`
+   wait {text} (or {target}, {url}, {load_state}); back, forward, reload; dialog {response} answers an alert/confirm/prompt.
+4. After a navigation or a big change, observe again: older numbers fail with stale_element.
+Read what you have (observe with query, extract, screenshot) before you navigate elsewhere.
+Write multi-step work as one run: code is the body of an async function with tab (goto, observe, click, fill, type, press, select, waitFor, evaluate, screenshot, extract, requests, route), assert, display; its return value is the result.
+network {url} lists requests (id: one in full); console {level} (errors: uncaught); har {op, save}; route {url, abort | status, body}.
+Only observe, screenshot, extract, tabs, wait, network and console just read. A failure has isError, a code and a hint: follow it.`
 
 // Tool returns the definition of the browser tool: its description, its
 // input schema (derived from Input) and its annotations. Each call returns
@@ -164,6 +182,9 @@ func Tool() *sdk.Tool {
 	enum("state", "visible", "hidden", "attached", "detached")
 	enum("load_state", "load", "domcontentloaded", "networkidle")
 	enum("response", "accept", "dismiss")
+	enum("level", "debug", "log", "info", "warning", "error")
+	enum("op", "start", "stop")
+	enum("content", "omit", "embed", "file")
 	t := true
 	return &sdk.Tool{
 		Name:        ToolName,
@@ -231,6 +252,16 @@ func request(in *Input, set map[string]any) (any, error) {
 		return r, nil
 	case "upload":
 		return &api.UploadRequest{Common: common, Target: api.Target(in.Target), Files: in.Files}, nil
+	case "network":
+		return &api.NetworkRequest{Common: common, ID: in.ID, URL: in.URL, Failed: in.Failed, All: in.All}, nil
+	case "console":
+		return &api.ConsoleRequest{Common: common, Level: in.Level, Errors: in.Errors, All: in.All}, nil
+	case "har":
+		return &api.HARRequest{Common: common, Op: in.Op, Content: in.Content, Save: in.Save}, nil
+	case "route":
+		return &api.RouteRequest{Common: common, URL: in.URL, Abort: in.Abort, Status: in.Status, Body: in.Body, ContentType: in.ContentType}, nil
+	case "unroute":
+		return &api.UnrouteRequest{Common: common, URL: in.URL}, nil
 	default: // tabs
 		return &api.TabsRequest{}, nil
 	}

@@ -420,7 +420,8 @@ func TestInputMatchesAPI(t *testing.T) {
 		"observe": api.ObserveRequest{}, "click": api.ActRequest{}, "type": api.ActRequest{}, "fill": api.ActRequest{},
 		"press": api.ActRequest{}, "screenshot": api.ScreenshotRequest{}, "extract": api.ExtractRequest{}, "tabs": api.TabsRequest{},
 		"hover": api.ActRequest{}, "select": api.SelectRequest{}, "scroll": api.ScrollRequest{}, "wait": api.WaitRequest{},
-		"back": api.NavRequest{}, "forward": api.NavRequest{}, "reload": api.NavRequest{}, "dialog": api.DialogRequest{}, "upload": api.UploadRequest{}}
+		"back": api.NavRequest{}, "forward": api.NavRequest{}, "reload": api.NavRequest{}, "dialog": api.DialogRequest{}, "upload": api.UploadRequest{},
+		"network": api.NetworkRequest{}, "console": api.ConsoleRequest{}, "har": api.HARRequest{}, "route": api.RouteRequest{}, "unroute": api.UnrouteRequest{}}
 	if len(reqs) != len(Actions) || len(actionFields) != len(Actions) {
 		t.Fatalf("actions %v, fields for %d, requests for %d", Actions, len(actionFields), len(reqs))
 	}
@@ -458,6 +459,20 @@ func TestInputMatchesAPI(t *testing.T) {
 		"observe.scroll":     "not supported by the service yet",
 		"click.text":         "the shared ActRequest's text means nothing to click",
 		"hover.text":         "the shared ActRequest's text means nothing to hover",
+		// The tool's budget: the rest of the filters and route changes
+		// are in run (tab.requests, tab.console, tab.route) and JSON-RPC.
+		"network.type":       "run: tab.requests({type})",
+		"network.method":     "run: tab.requests({method})",
+		"network.status":     "run: tab.requests({status})",
+		"network.limit":      "run: tab.requests({limit})",
+		"console.limit":      "run: tab.console({limit})",
+		"route.headers":      "run: tab.route(url, {headers})",
+		"route.body_base64":  "run: tab.route(url, {bodyBase64})",
+		"route.continue_url": "run: tab.route(url, {url})",
+		"route.method":       "run: tab.route(url, {method})",
+		"route.post_data":    "run: tab.route(url, {postData})",
+		"route.set_headers":  "run: tab.route(url, {setHeaders})",
+		"route.types":        "run: tab.route(url, {types})",
 	}
 	for action, req := range reqs {
 		for name := range fieldTypes(reflect.TypeOf(req)) {

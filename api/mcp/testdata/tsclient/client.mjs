@@ -21,10 +21,11 @@ const tool = tools[0];
 assert.equal(tool.name, "browser");
 assert.deepEqual(tool.inputSchema.properties.action.enum,
   ["open", "close", "run", "observe", "click", "type", "fill", "press", "screenshot", "extract", "tabs",
-    "hover", "select", "scroll", "wait", "back", "forward", "reload", "dialog", "upload"]);
+    "hover", "select", "scroll", "wait", "back", "forward", "reload", "dialog", "upload",
+    "network", "console", "har", "route", "unroute"]);
 assert.deepEqual(tool.inputSchema.required, ["action"]);
 assert.equal(tool.annotations.readOnlyHint, false);
-assert.deepEqual(tool._meta["io.github.tabpilot/readOnlyActions"], ["observe", "screenshot", "extract", "tabs", "wait"]);
+assert.deepEqual(tool._meta["io.github.tabpilot/readOnlyActions"], ["observe", "screenshot", "extract", "tabs", "wait", "network", "console"]);
 
 const text = (r) => r.content.filter((c) => c.type === "text").map((c) => c.text).join("\n");
 const call = async (args) => client.callTool({ name: "browser", arguments: args });
