@@ -116,7 +116,7 @@ type RunRequest struct {
 	Code string `json:"code"`
 }
 
-// ObserveRequest observes a tab (DESIGN.md section 4).
+// ObserveRequest observes a tab (the README's "What an observation shows").
 type ObserveRequest struct {
 	Common
 	IncludeAll   bool   `json:"include_all,omitempty"`
@@ -211,8 +211,8 @@ type UploadRequest struct {
 	Files  []string `json:"files"`
 }
 
-// Methods are the JSON-RPC method names, in the order of DESIGN.md section 7
-// and then the later shortcuts.
+// Methods are the JSON-RPC method names, in the order the README's
+// "JSON-RPC and Go" section lists them.
 var Methods = []string{"open", "close", "run", "observe", "tabs", "screenshot", "extract", "click", "type", "fill", "press",
 	"hover", "select", "scroll", "wait", "back", "forward", "reload", "dialog", "upload",
 	"network", "console", "har", "route", "unroute"}

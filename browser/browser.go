@@ -1,7 +1,7 @@
 // Package browser owns the browsers tabpilot drives: finding the Chromium
 // executable, launching it with the right flags in its own process group,
 // connecting to it over CDP, and a Registry of refcounted Handles keyed by
-// browser kind (DESIGN.md sections 1 and 3).
+// browser kind.
 //
 // A Handle holds one browser connection and the chromedp context that
 // binds the connection's lifetime (chromedp closes the whole browser when
@@ -47,7 +47,7 @@ import (
 // Kind is how tabpilot reaches a browser.
 type Kind string
 
-// The browser kinds of DESIGN.md section 3.
+// The browser kinds.
 const (
 	// Headless is a Chromium that tabpilot launches (headless unless
 	// Options.Headed).

@@ -1,9 +1,9 @@
 // Package errcode owns the stable error codes of tabpilot's public contract
-// (DESIGN.md section 8): the Code type and its values, the one-line hint an
-// agent can act on for each, and Of, which finds the code of an error in its
-// chain. The strings are wire values: they appear in details.error.code of
-// every failed result, in the audit log and in scripts' errors, so a value
-// never changes once published.
+// (the README's "Errors" section): the Code type and its values, the
+// one-line hint an agent can act on for each, and Of, which finds the code
+// of an error in its chain. The strings are wire values: they appear in
+// details.error.code of every failed result, in the audit log and in
+// scripts' errors, so a value never changes once published.
 //
 // Every layer returns or reads these codes, from browser up to the CLI, so
 // this package sits at the bottom of the import graph: it imports the
@@ -17,8 +17,8 @@ package errcode
 // no error.
 type Code string
 
-// The codes, in the order of DESIGN.md section 8. Each says when it is
-// returned.
+// The codes, in the order of the README's "Errors" section. Each says when
+// it is returned.
 const (
 	// BadRequest: the request, or a call of a script, is malformed: a
 	// missing, unknown or mistyped field, a value out of range, or a
@@ -73,7 +73,7 @@ const (
 	Internal Code = "internal"
 )
 
-// all lists every code, in the order of DESIGN.md section 8.
+// all lists every code, in the order of the README's "Errors" section.
 var all = []Code{BadRequest, Timeout, Busy, NotAlive, NoSuchTab, BrowserMismatch,
 	BrowserUnavailable, AttachFailed, TargetNotFound, NavigationFailed, BlockedDestination,
 	ElementNotFound, NotActionable, StaleElement, ScriptError, AssertionFailed, Internal}
@@ -100,8 +100,8 @@ var hints = map[Code]string{
 	Internal:           "An internal error; retry, and report it if it persists.",
 }
 
-// All returns every code, in the order of DESIGN.md section 8. The slice
-// is the caller's.
+// All returns every code, in the order of the README's "Errors" section.
+// The slice is the caller's.
 func All() []Code { return append([]Code(nil), all...) }
 
 // Hint returns the one-line hint an agent can act on, or "" for a code

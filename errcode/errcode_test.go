@@ -8,7 +8,8 @@ import (
 	"testing"
 )
 
-// TestWireValues pins the strings of DESIGN.md section 8, in its order:
+// TestWireValues pins the strings of the README's "Errors" section, in
+// its order:
 // they are the public contract and never change.
 func TestWireValues(t *testing.T) {
 	want := "bad_request timeout busy not_alive no_such_tab browser_mismatch browser_unavailable attach_failed " +

@@ -1,5 +1,5 @@
-// Package render turns what a tab captured into what a model or a person gets
-// (DESIGN.md section 5). It does no CDP work itself: package tabs captures the
+// Package render turns what a tab captured into what a model or a person gets.
+// It does no CDP work itself: package tabs captures the
 // bytes (Page.captureScreenshot) and the rendered HTML
 // (document.documentElement.outerHTML) and hands them here.
 //

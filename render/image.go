@@ -13,7 +13,8 @@ import (
 	"github.com/disintegration/imaging"
 )
 
-// Defaults of ImageOptions (DESIGN.md section 5).
+// Defaults of ImageOptions: the model's copy is a JPEG that fits 1024x1024
+// and 150 KiB (the README's "The `run` action").
 const (
 	DefaultMaxWidth   = 1024
 	DefaultMaxHeight  = 1024

@@ -29,8 +29,8 @@ type SaveOptions struct {
 	Now func() time.Time
 }
 
-// SaveScreenshot persists a full-resolution screenshot as PNG (DESIGN.md
-// section 5): to opts.Path when set, else to a timestamped file in opts.Dir.
+// SaveScreenshot persists a full-resolution screenshot as PNG: to
+// opts.Path when set, else to a timestamped file in opts.Dir.
 // It returns the absolute path written, or "" and no error when both are
 // empty (the caller then writes the model copy with WriteTemp).
 //

@@ -58,7 +58,7 @@ type Options struct {
 	// scale 1.
 	Viewport Viewport
 	// Guard, when set, vets every top-level navigation (the egress
-	// policy of DESIGN.md section 9).
+	// policy: the README's "Safety" section).
 	Guard Guard
 	// Logger receives logs; nil discards them.
 	Logger *slog.Logger
@@ -72,7 +72,8 @@ type Viewport struct {
 	Scale  float64 `json:"scale,omitempty"`
 }
 
-// App selects a spawned or connected browser (DESIGN.md section 3).
+// App selects a spawned or connected browser; Supervisor.browserKey
+// (open.go) turns it into a browser.Key.
 type App struct {
 	Path    string
 	CDPURL  string

@@ -383,7 +383,7 @@ func TestPaths(t *testing.T) {
 }
 
 // TestNoCDPStack: api/client must not import chromedp, nor anything that
-// does (DESIGN.md section 2).
+// does (docs/architecture.md, section 6).
 func TestNoCDPStack(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list")

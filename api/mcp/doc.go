@@ -1,6 +1,6 @@
 // Package mcp is tabpilot's MCP server (https://modelcontextprotocol.io),
 // built on github.com/modelcontextprotocol/go-sdk: `tabpilot mcp` serves it
-// on stdio (DESIGN.md section 7).
+// on stdio (the README's "MCP" section).
 //
 // It offers one tool, browser, whose "action" argument is one of Actions
 // (open, close, run, observe, click, type, fill, press, screenshot,

@@ -12,7 +12,7 @@ import (
 	"github.com/tabpilot/tabpilot/tabs/script"
 )
 
-// Run runs a script on a tab (DESIGN.md section 3, run).
+// Run runs a script on a tab (the README's "The `run` action").
 func (s *Service) Run(ctx context.Context, r *api.RunRequest) *api.Result {
 	name := tabName(r.Name)
 	if strings.TrimSpace(r.Code) == "" {

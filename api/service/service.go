@@ -330,7 +330,8 @@ func tabName(n string) string {
 	return n
 }
 
-// Open opens or reuses a tab (DESIGN.md section 3, open).
+// Open opens or reuses a tab (its params and waits: the README's
+// "JSON-RPC and Go").
 func (s *Service) Open(ctx context.Context, r *api.OpenRequest) *api.Result {
 	o := tabs.OpenOptions{Name: r.Name, Timeout: seconds(r.Timeout), URL: r.URL, WaitUntil: r.WaitUntil, Dialogs: r.Dialogs, StorageState: r.StorageState}
 	if r.Viewport != nil {
@@ -387,7 +388,7 @@ func (s *Service) Open(ctx context.Context, r *api.OpenRequest) *api.Result {
 	return &api.Result{Content: []api.Content{api.TextContent(text)}, Details: details}
 }
 
-// Close closes one tab or all (DESIGN.md section 3, close).
+// Close closes one tab or all.
 func (s *Service) Close(ctx context.Context, r *api.CloseRequest) *api.Result {
 	names, err := s.sup.Close(ctx, r.Name, r.All, seconds(r.Timeout), r.Kill)
 	if err != nil {
@@ -443,8 +444,8 @@ func (s *Service) do(ctx context.Context, name string, timeout float64, fn func(
 	return s.sup.Run(ctx, tabName(name), seconds(timeout), tabs.JobFunc(fn))
 }
 
-// Observe is the observe shortcut: the observation of DESIGN.md section 4
-// in details, its text rendering as content.
+// Observe is the observe shortcut: the observation (the README's "What an
+// observation shows") in details, its text rendering as content.
 func (s *Service) Observe(ctx context.Context, r *api.ObserveRequest) *api.Result {
 	name := tabName(r.Name)
 	var text string

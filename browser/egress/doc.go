@@ -1,7 +1,8 @@
-// Package egress is tabpilot's egress guard (DESIGN.md section 2 and issue
-// 9): under the public-only policy, the Chromium that tabpilot launches
-// sends all its traffic, loopback included, through a local Proxy that
-// refuses any destination that is not a public, globally routable address.
+// Package egress is tabpilot's egress guard (the README's "Safety" section,
+// and issue 9): under the public-only policy, the Chromium that tabpilot
+// launches sends all its traffic, loopback included, through a local Proxy
+// that refuses any destination that is not a public, globally routable
+// address.
 //
 // The guard has three layers:
 //

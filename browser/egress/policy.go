@@ -9,7 +9,8 @@ import (
 	"golang.org/x/net/idna"
 )
 
-// Policy is the egress policy of DESIGN.md section 9.
+// Policy is the egress policy, which --egress (TABPILOT_EGRESS) selects
+// (the README's "Safety" section).
 type Policy string
 
 // The policies.

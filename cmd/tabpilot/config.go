@@ -13,7 +13,8 @@ import (
 	"github.com/tabpilot/tabpilot/browser/egress"
 )
 
-// Environment variables (DESIGN.md section 9). Each config flag has one;
+// Environment variables (the README's "Configuration"; tabpilot --help
+// lists them all). Each config flag has one;
 // a flag given on the command line wins over its variable.
 const (
 	envSession       = "TABPILOT_SESSION"

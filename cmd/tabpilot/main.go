@@ -1,5 +1,5 @@
 // Command tabpilot drives a real Chromium over the Chrome DevTools Protocol
-// for AI agents, Go programs and shell scripts (DESIGN.md section 7).
+// for AI agents, Go programs and shell scripts (README.md: "The CLI").
 //
 // The CLI verbs (open, run, close, observe, click, type, fill, press,
 // hover, select, scroll, wait, back, forward, reload, dialog, upload,
@@ -48,7 +48,7 @@ type cli struct {
 	stderr io.Writer
 }
 
-// Exit codes (DESIGN.md section 7).
+// Exit codes (the README's "The CLI").
 const (
 	exitOK     = 0
 	exitFailed = 1

@@ -1,7 +1,7 @@
 // Package deptest holds no code: its test checks the import graph of the
 // module, as tailscale's tstest/deptest does, so that the layering of
-// DESIGN.md section 2 (arrows point down only) is enforced, not just
-// described.
+// docs/architecture.md (sections 1 and 6: arrows point down only) is
+// enforced, not just described.
 //
 // The test fails when
 //   - a package imports one on its own layer or a higher one, in the table

@@ -23,7 +23,7 @@ import (
 )
 
 // Target names an element: an element number from the latest observation
-// (ID > 0) or a selector (DESIGN.md section 3): CSS, or a query-handler
+// (ID > 0) or a selector: CSS, or a query-handler
 // selector text/…, xpath/…, pierce/…, aria/… (the legacy p-text/,
 // p-xpath/, p-pierce/, p-aria/ are accepted).
 type Target struct {

@@ -48,7 +48,7 @@ type selectReply struct {
 const selectWidgetWait = 2 * time.Second
 
 // Select chooses options in the element a target names, by visible label
-// first, then by value (DESIGN.md section 3).
+// first, then by value.
 //
 // A native <select> (or a label or wrapper of one) gets all the values at
 // once: the options are selected, the others deselected, and input and

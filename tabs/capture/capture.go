@@ -16,7 +16,7 @@ import (
 	"github.com/tabpilot/tabpilot/tabs/pagecore"
 )
 
-// ScreenshotOptions are the options of tab.screenshot (DESIGN.md section 5).
+// ScreenshotOptions are the options of tab.screenshot.
 type ScreenshotOptions struct {
 	// Selector (or element number) captures one element.
 	Target *act.Target
@@ -78,8 +78,11 @@ func (s *Screenshot) Base64() string { return base64.StdEncoding.EncodeToString(
 
 // Screenshot captures the viewport, the full page or one element
 // (Page.captureScreenshot, PNG, with captureBeyondViewport for full pages)
-// and makes the model's copy with render.ModelImage. It persists per
-// DESIGN.md section 5. Errors: element_not_found, not_actionable, timeout.
+// and makes the model's copy with render.ModelImage. It writes the
+// full-resolution PNG to o.Save when set, else to a timestamped file in the
+// screenshot directory when there is one (render.SaveScreenshot), else the
+// model's copy to a private temp file (render.WriteTemp). Errors:
+// element_not_found, not_actionable, timeout.
 func (t *Capturer) Screenshot(ctx context.Context, o ScreenshotOptions) (*Screenshot, error) {
 	var info PageInfo
 	if err := t.EvalJSON(ctx, PageInfoJS, &info); err != nil {

@@ -2,8 +2,7 @@
 // the page made (with redirects as hops of their own, WebSocket frames,
 // headers, post data, timings, sizes, initiators, failures and, when the
 // caller attaches them, bodies), the console messages and the uncaught
-// errors, all bounded by rings, and the HAR 1.2 recording built from them
-// (DESIGN.md section 11).
+// errors, all bounded by rings, and the HAR 1.2 recording built from them.
 //
 // A Log is fed decoded CDP events (Handle) and told of top-level
 // navigations (Navigated); queries read it: Requests and Request for the

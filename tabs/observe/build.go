@@ -130,7 +130,7 @@ type builder struct {
 }
 
 // Build turns the AX trees of in (Accessibility.getFullAXTree, one per
-// frame) into an observation (DESIGN.md section 4). By default it keeps
+// frame) into an observation. By default it keeps
 // the interactive elements: the roles a person acts on (link, button,
 // textbox, searchbox, combobox, listbox, option, checkbox, radio, switch,
 // slider, spinbutton, menuitem*, tab, treeitem) and any other focusable

@@ -1,7 +1,8 @@
 // Package observe owns observation: it reads a page and turns what it
 // read into an observation, a short numbered list of the elements a person
 // could act on (and, on request, the structure a reader needs), with its
-// text rendering for models and the CLI (DESIGN.md section 4).
+// text rendering for models and the CLI (the README's "What an observation
+// shows").
 //
 // Its CDP side is the Observer (observer.go, walk.go, listeners.go): it
 // runs the in-page walker (tabs/js/observe.js, compiled once per document
@@ -136,7 +137,7 @@ type Scroll struct {
 	Height int `json:"height"`
 }
 
-// Observation is the result of tab.observe (DESIGN.md section 4).
+// Observation is the result of tab.observe.
 type Observation struct {
 	URL      string    `json:"url"`
 	Title    string    `json:"title"`
@@ -215,7 +216,7 @@ type Input struct {
 	Boxes map[Ref]Rect
 }
 
-// Options select what Build keeps (DESIGN.md section 4).
+// Options select what Build keeps.
 type Options struct {
 	// IncludeAll adds structure: headings (with level), landmarks, dialogs,
 	// lists and trimmed static text.

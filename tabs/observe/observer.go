@@ -87,7 +87,7 @@ func (t *Observer) Reset(restored bool) {
 // (Env.WorldScript).
 var WalkerJS = strings.NewReplacer("/*ROWKEY*/", js.RowKey, "/*AREABOX*/", js.AreaBox).Replace(js.Observe)
 
-// PageOptions are the options of tab.observe (DESIGN.md section 4).
+// PageOptions are the options of tab.observe.
 type PageOptions struct {
 	// IncludeAll adds the structure a reader needs: headings with their
 	// level, landmarks, dialogs, alerts, lists and text (trimmed).
@@ -162,7 +162,7 @@ const maxClickables = 400
 // released when it is done.
 const obsGroup = "tabpilot-observe"
 
-// Observe returns the tab's numbered observation (DESIGN.md section 4).
+// Observe returns the tab's numbered observation.
 //
 // It runs the page walker (js/js) in an isolated world
 // (Page.createIsolatedWorld, made once per document) of the top frame and

@@ -15,8 +15,7 @@ const (
 	RegionComplementary = "complementary"
 )
 
-// isInteractive reports whether role is one a person acts on (DESIGN.md
-// section 4).
+// isInteractive reports whether role is one a person acts on.
 func isInteractive(role string) bool {
 	switch role {
 	case "link", "button", "textbox", "searchbox", "combobox", "listbox", "option", "checkbox",
