@@ -1,7 +1,7 @@
 // Package render turns what a tab captured into what a model or a person gets.
-// It does no CDP work itself: package tabs captures the
-// bytes (Page.captureScreenshot) and the rendered HTML
-// (document.documentElement.outerHTML) and hands them here.
+// It does no CDP work itself: package tabs/capture captures the bytes
+// (Page.captureScreenshot) and the rendered HTML (the DOM flattened by
+// tabs/js/flatten.js, through Runtime.evaluate) and hands them here.
 //
 // Screenshots: the copy for a model is a JPEG that fits 1024x1024 px and
 // 150 KiB by default. The fast way (BenchmarkCapture: about 2x faster on a

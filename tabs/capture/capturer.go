@@ -3,7 +3,8 @@
 // disintegration/imaging), with the element numbers of the observation
 // drawn on them (marks), the click at a point of a screenshot mapped back
 // to the viewport, and the page read as markdown or text (package render,
-// on the DOM Page.captureSnapshot gives, flattened by tabs/js/flatten.js).
+// on the DOM flattened in the page by tabs/js/flatten.js, read with
+// Runtime.evaluate).
 //
 // A Capturer builds on the page's Actor (for element boxes and the click)
 // and keeps the tab's screenshots. It must not decide a tab's life or

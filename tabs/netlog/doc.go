@@ -11,8 +11,8 @@
 //
 // What it must not do: call CDP (FetchBody and FetchPostData are the only
 // helpers that do, for the caller to run outside the event loop), start
-// goroutines, or know of tabs, frames or sessions. The tabs package owns
-// the listener and the calls; this package is data and its transforms. It
+// goroutines, or know of tabs, frames or sessions. The page core
+// (tabs/pagecore) owns the listener and the calls; this package is data and its transforms. It
 // imports the standard library, cdproto and this module's errcode and
 // urlpattern only.
 package netlog

@@ -25,7 +25,7 @@
 //
 // It must not act on a page: it scrolls containers only to collect what
 // virtualised lists render (and restores them), and it never moves the
-// mouse, types or navigates. Input and element location are package tabs'.
+// mouse, types or navigates. Input and element location are tabs/act's.
 package observe
 
 import (
