@@ -49,6 +49,13 @@
 //	clearCookies() setHeaders({name: value}) (User-Agent sets the user agent)
 //	storageState() → {cookies, origins: [{origin, localStorage: [{name, value}]}]}
 //	setStorageState(state)
+//	requests({url, type, method, status, failed, all, limit}?) → [{id, method, url, type, status, durationMs, failureText, …}]
+//	request(id) → {…, requestHeaders, responseHeaders, postData, body: {text, base64, path, size}}
+//	console({level, since: "navigation" | "all", limit}?) → [{level, type, text, url, line, column}]
+//	errors({all}?) → [{message, rejection, url, line, column, stack: [{function, url, line, column}]}]
+//	har.start({content: "omit" | "embed" | "file"}?) har.stop(path) → {path, entries, pages}
+//	route(glob, {abort} | {status, headers, contentType, body, bodyBase64} | {url, method, postData, setHeaders}, with {types}?) → {pattern, action}
+//	unroute(glob?) → {removed}   routes() → [{pattern, action, types, hits}]
 //
 // {timeout} (ms) on an element action bounds the wait for its element,
 // which otherwise lasts until shortly before the run's timeout; on a wait
