@@ -1,6 +1,14 @@
-// Package tabs is tabpilot's core: the Supervisor that owns browser handles
-// and named tabs, and the Tab with its actions (navigate, observe, click,
-// type, fill, press, waits, screenshots, extraction).
+// Package tabs owns the life of tabs: the Supervisor, which keeps the
+// registry of browser handles and of named tabs and runs each open, close
+// and run with a timeout, and the Tab, a named page target with its action
+// slot. A Tab is its page's layers embedded: the page core
+// (tabs/pagecore), the observer (tabs/observe), the actor (tabs/act) and
+// the capturer (tabs/capture), whose exported methods are the tab's; this
+// package adds names, reuse, kills, popups adopted as tabs, stealth on the
+// tabs it launches, and the routes and network record it wires to each tab.
+//
+// It must not hold a page's CDP logic itself: what an action, an
+// observation or a capture does belongs to the layer below that owns it.
 //
 // Every Supervisor method is safe for concurrent use. A request's context
 // bounds only that request: browsers hang below the supervisor's own
