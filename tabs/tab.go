@@ -40,9 +40,14 @@ type Tab struct {
 
 	slot chan struct{}
 
-	// mu guards the viewport.
+	// mu guards the viewport and the emulation.
 	mu       sync.Mutex
 	viewport Viewport
+	// viewportSet is true once the tab set its viewport (setViewport): a
+	// reset emulation sets it again.
+	viewportSet bool
+	// emu is the tab's emulation (Emulate), merged over its calls.
+	emu emuState
 }
 
 func newTab(s *Supervisor, name string, key browser.Key, dialogs string) *Tab {
@@ -50,10 +55,10 @@ func newTab(s *Supervisor, name string, key browser.Key, dialogs string) *Tab {
 	t.Page = pagecore.New(name, dialogs, t.pageEnv())
 	t.Observer = observe.NewObserver(t.Page, s.log)
 	t.Actor = act.NewActor(t.Observer, s.log, func(f func()) { s.wg.Go(f) }, func() (int, int) {
-		vp := t.Viewport()
+		vp := t.layout()
 		return vp.Width, vp.Height
 	})
-	t.Capturer = capture.NewCapturer(t.Actor, s.log, s.opts.ScreenshotDir, func() float64 { return t.Viewport().Scale })
+	t.Capturer = capture.NewCapturer(t.Actor, s.log, s.opts.ScreenshotDir, func() float64 { return t.layout().Scale })
 	return t
 }
 
