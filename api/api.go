@@ -214,7 +214,8 @@ type UploadRequest struct {
 // Methods are the JSON-RPC method names, in the order of DESIGN.md section 7
 // and then the later shortcuts.
 var Methods = []string{"open", "close", "run", "observe", "tabs", "screenshot", "extract", "click", "type", "fill", "press",
-	"hover", "select", "scroll", "wait", "back", "forward", "reload", "dialog", "upload"}
+	"hover", "select", "scroll", "wait", "back", "forward", "reload", "dialog", "upload",
+	"pdf", "emulate"}
 
 // ErrorResult builds a failed result from an error code, message and hint.
 func ErrorResult(code errcode.Code, message string) *Result {

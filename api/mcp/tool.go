@@ -21,7 +21,8 @@ const ToolName = "browser"
 // Actions are the values of Input.Action, in the order of the issue that
 // defined the tool: each is a method of api.Methods.
 var Actions = []string{"open", "close", "run", "observe", "click", "type", "fill", "press", "screenshot", "extract", "tabs",
-	"hover", "select", "scroll", "wait", "back", "forward", "reload", "dialog", "upload"}
+	"hover", "select", "scroll", "wait", "back", "forward", "reload", "dialog", "upload",
+	"pdf", "emulate"}
 
 // ReadOnlyActions are the actions that only read the page: they are listed
 // in the tool's annotations (Tool._meta, key MetaReadOnlyActions) and its
@@ -47,7 +48,7 @@ type Input struct {
 	URL       string        `json:"url,omitempty" jsonschema:"open: the page to load; wait: a URL glob to wait for (* within a path segment, ** across; /path is on the current origin)"`
 	WaitUntil string        `json:"wait_until,omitempty" jsonschema:"open: default settled (load, then until fetches and the DOM are quiet for 100 ms, at most 500 ms)"`
 	Dialogs   string        `json:"dialogs,omitempty" jsonschema:"open: answer alerts, confirms and prompts"`
-	Viewport  *api.Viewport `json:"viewport,omitempty" jsonschema:"open: CSS pixels"`
+	Viewport  *api.Viewport `json:"viewport,omitempty" jsonschema:"open, emulate: CSS pixels"`
 	App       *api.App      `json:"app,omitempty" jsonschema:"open: attach to a browser at cdp_url or spawn the executable at path"`
 	// close
 	All  bool `json:"all,omitempty" jsonschema:"close: every tab"`
@@ -79,8 +80,17 @@ type Input struct {
 	FullPage bool   `json:"full_page,omitempty" jsonschema:"screenshot: the whole page"`
 	Save     string `json:"save,omitempty" jsonschema:"screenshot: also write the full-size PNG to this path"`
 	Marks    bool   `json:"marks,omitempty" jsonschema:"screenshot: draw the element numbers on it"`
-	// extract
-	Format string `json:"format,omitempty" jsonschema:"extract: default markdown"`
+	// extract, pdf
+	Format string `json:"format,omitempty" jsonschema:"extract: default markdown; pdf: paper, default Letter"`
+	// pdf (the other print options are run's tab.pdf)
+	Path      string `json:"path,omitempty" jsonschema:"pdf: file to write"`
+	Landscape bool   `json:"landscape,omitempty"`
+	// emulate (the other fields are run's tab.emulate)
+	Device   string `json:"device,omitempty" jsonschema:"emulate: e.g. iPhone 15, Pixel 7"`
+	Timezone string `json:"timezone,omitempty" jsonschema:"emulate: e.g. Europe/Paris"`
+	Locale   string `json:"locale,omitempty" jsonschema:"emulate: e.g. fr-FR"`
+	Reset    bool   `json:"reset,omitempty"`
+	List     bool   `json:"list,omitempty" jsonschema:"emulate: list the devices"`
 }
 
 // Target is an element number from the latest observation or a selector.
@@ -128,6 +138,8 @@ var actionFields = map[string][]string{
 	"reload":     {},
 	"dialog":     {"response", "text"},
 	"upload":     {"target", "files"},
+	"pdf":        {"path", "format", "landscape"},
+	"emulate":    {"device", "viewport", "timezone", "locale", "reset", "list"},
 }
 
 // description is the tool's description: an operating playbook.
@@ -137,6 +149,7 @@ const description = `Drive a real Chromium browser. Each call does one action on
 3. Act by number: click {target: 4}; fill {target: 2, text} replaces a value; type appends keystrokes; press {text: "Enter"}; hover; select {target, values}; upload {target, files}; scroll {dy: 600}.
    wait {text} (or {target}, {url}, {load_state}) until the page shows it; back, forward, reload; dialog {response: accept|dismiss} answers an open alert/confirm/prompt.
 4. After a navigation or a big change, observe again: numbers from an older observation fail with stale_element.
+emulate {device, timezone, locale} (or {reset: true}), then reload; pdf {path, format: "A4"} prints the page.
 Read what you have (observe with query, extract for the readable text, screenshot) before you navigate elsewhere.
 Write multi-step work as one run: code is the body of an async function with tab (goto, observe, click, fill, type, press, select, waitFor, waitForUrl, evaluate, screenshot, extract), assert, wait, display; its return value is the result.
 observe, screenshot, extract, tabs and wait only read. A failure has isError, a code and a hint: follow the hint.`
@@ -160,7 +173,7 @@ func Tool() *sdk.Tool {
 	enum("action", Actions...)
 	enum("wait_until", "settled", "load", "domcontentloaded", "networkidle0", "networkidle2")
 	enum("dialogs", "accept", "dismiss")
-	enum("format", "markdown", "text", "html")
+	enum("format", "markdown", "text", "html", "Letter", "Legal", "Tabloid", "A3", "A4", "A5")
 	enum("state", "visible", "hidden", "attached", "detached")
 	enum("load_state", "load", "domcontentloaded", "networkidle")
 	enum("response", "accept", "dismiss")
@@ -231,9 +244,19 @@ func request(in *Input, set map[string]any) (any, error) {
 		return r, nil
 	case "upload":
 		return &api.UploadRequest{Common: common, Target: api.Target(in.Target), Files: in.Files}, nil
+	case "pdf", "emulate":
+		return printEmulateRequest(in, common), nil
 	default: // tabs
 		return &api.TabsRequest{}, nil
 	}
+}
+
+// printEmulateRequest builds the request of pdf or emulate (issue 21).
+func printEmulateRequest(in *Input, common api.Common) any {
+	if in.Action == "pdf" {
+		return &api.PDFRequest{Common: common, Path: in.Path, Format: in.Format, Landscape: in.Landscape}
+	}
+	return &api.EmulateRequest{Common: common, Device: in.Device, Viewport: in.Viewport, Timezone: in.Timezone, Locale: in.Locale, Reset: in.Reset, List: in.List}
 }
 
 // isZero reports whether a decoded JSON value is null, false, 0 or "".

@@ -204,6 +204,8 @@ func (s *Service) Call(ctx context.Context, method string, params json.RawMessag
 			return nil, err
 		}
 		return s.Upload(ctx, &r), nil
+	case "pdf", "emulate":
+		return s.callPrintEmulate(ctx, method, params)
 	}
 	return nil, fmt.Errorf("%w: %q (methods: %s)", api.ErrMethodNotFound, method, strings.Join(api.Methods, ", "))
 }

@@ -21,7 +21,8 @@ const tool = tools[0];
 assert.equal(tool.name, "browser");
 assert.deepEqual(tool.inputSchema.properties.action.enum,
   ["open", "close", "run", "observe", "click", "type", "fill", "press", "screenshot", "extract", "tabs",
-    "hover", "select", "scroll", "wait", "back", "forward", "reload", "dialog", "upload"]);
+    "hover", "select", "scroll", "wait", "back", "forward", "reload", "dialog", "upload",
+    "pdf", "emulate"]);
 assert.deepEqual(tool.inputSchema.required, ["action"]);
 assert.equal(tool.annotations.readOnlyHint, false);
 assert.deepEqual(tool._meta["io.github.tabpilot/readOnlyActions"], ["observe", "screenshot", "extract", "tabs", "wait"]);
