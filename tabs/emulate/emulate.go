@@ -257,10 +257,9 @@ func Apply(ctx context.Context, s cdp.Session, o Options) (*Applied, error) {
 		if _, err := cdp.Call(ctx, s, browser.SetPermission, perm); err != nil {
 			return nil, callErr(browser.CommandSetPermission, err, true)
 		}
-		p := emulation.SetGeolocationOverrideParams{Latitude: new(g.Latitude), Longitude: new(g.Longitude)}
-		if g.Accuracy > 0 {
-			p.Accuracy = new(g.Accuracy)
-		}
+		// Without an accuracy Chromium reports POSITION_UNAVAILABLE
+		// (measured): send 0, as Playwright does, when none is given.
+		p := emulation.SetGeolocationOverrideParams{Latitude: new(g.Latitude), Longitude: new(g.Longitude), Accuracy: new(g.Accuracy)}
 		if _, err := cdp.Call(ctx, s, emulation.SetGeolocationOverride, p); err != nil {
 			return nil, callErr(emulation.CommandSetGeolocationOverride, err, false)
 		}
