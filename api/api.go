@@ -215,7 +215,7 @@ type UploadRequest struct {
 // "JSON-RPC and Go" section lists them.
 var Methods = []string{"open", "close", "run", "observe", "tabs", "screenshot", "extract", "click", "type", "fill", "press",
 	"hover", "select", "scroll", "wait", "back", "forward", "reload", "dialog", "upload",
-	"network", "console", "har", "route", "unroute"}
+	"network", "console", "har", "route", "unroute", "pdf", "emulate"}
 
 // ErrorResult builds a failed result from an error code, message and hint.
 func ErrorResult(code errcode.Code, message string) *Result {

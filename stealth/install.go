@@ -99,9 +99,11 @@ func Install(ctx context.Context, o *Options) error {
 	}
 	src := script(c, scriptOptionsFor(c, ua))
 	inst := &installer{c: c, ua: ua, src: src, log: c.Logger}
+	inst.cur = &view{c: c, ua: *ua, src: src}
 	// The page's commands, the tab's target info and the page's auto-attach are independent:
 	// they go at once.
 	if err := chromedp.Do(ctx, chromedp.Func(func(actx context.Context, t *chromedp.Target) error {
+		register(ctx, t, inst)
 		return concurrently(
 			func() error { return inst.page(actx, t) },
 			func() error {
@@ -131,6 +133,41 @@ type installer struct {
 	// browserContext is the browser context of the tab (Target.getTargetInfo), which picks the
 	// installer of a shared worker.
 	browserContext cdp.BrowserContextID
+
+	// mu guards cur and scriptID.
+	mu sync.Mutex
+	// cur are the values the page and its new children get: Install's, or an emulation's
+	// (Update).
+	cur *view
+	// scriptID is the page's Page.addScriptToEvaluateOnNewDocument identifier, which Update
+	// removes.
+	scriptID page.ScriptIdentifier
+}
+
+// view are the values a page and its children are patched with. A view is never changed once
+// made: Update makes a new one.
+type view struct {
+	c   Options
+	ua  userAgent
+	src string
+	// noHints sends the user agent override without client hints (a Safari user agent).
+	noHints bool
+}
+
+// now returns the values in effect.
+func (in *installer) now() *view {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.cur
+}
+
+// metadata returns the client hints of the user agent override: nil without hints.
+func (v *view) metadata() *emulation.UserAgentMetadata {
+	if v.noHints {
+		return nil
+	}
+	md := v.ua.Metadata
+	return &md
 }
 
 // workerPatchTimeout bounds the patch of one worker: past it the worker is let run unpatched
@@ -147,7 +184,19 @@ func acceptLanguage(langs []string) string {
 // (Chromium handles a session's commands in order of arrival) and waited for together: one
 // round trip instead of eight. The error is the first of the list that failed.
 func (in *installer) page(ctx context.Context, t cdp.Session) error {
-	return concurrently(in.overrides(ctx, t, false)...)
+	v := in.now()
+	return concurrently(append(in.overrides(ctx, t, false), func() error {
+		res, err := cdp.Call(ctx, t, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
+			Source: v.src, RunImmediately: new(true),
+		})
+		if err != nil {
+			return wrap(err, "Page.addScriptToEvaluateOnNewDocument")
+		}
+		in.mu.Lock()
+		in.scriptID = res.Identifier
+		in.mu.Unlock()
+		return nil
+	})...)
 }
 
 // overrides are the commands that patch a page, or with frame an out-of-process iframe, on its
@@ -157,22 +206,9 @@ func (in *installer) page(ctx context.Context, t cdp.Session) error {
 // setTimezoneOverride and setHardwareConcurrencyOverride when set, setFocusEmulationEnabled, and
 // for a page setDeviceMetricsOverride (the screen; a frame has its page's).
 func (in *installer) overrides(ctx context.Context, s cdp.Session, frame bool) []func() error {
-	yes := true
-	md := in.ua.Metadata
-	fns := []func() error{
-		func() error {
-			_, err := cdp.Call(ctx, s, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
-				Source: in.src, RunImmediately: &yes,
-			})
-			return wrap(err, "Page.addScriptToEvaluateOnNewDocument")
-		},
-		func() error {
-			_, err := cdp.Call(ctx, s, emulation.SetUserAgentOverride, emulation.SetUserAgentOverrideParams{
-				UserAgent: in.ua.UserAgent, AcceptLanguage: acceptLanguage(in.c.Languages), Platform: in.ua.Platform,
-				UserAgentMetadata: &md,
-			})
-			return wrap(err, "Emulation.setUserAgentOverride")
-		},
+	v := in.now()
+	fns := in.emulationOverrides(ctx, s, v)
+	fns = append(fns,
 		func() error {
 			if _, err := cdp.Call(ctx, s, emulation.SetAutomationOverride, emulation.SetAutomationOverrideParams{Enabled: false}); err != nil {
 				in.log.Debug("stealth: Emulation.setAutomationOverride", logKeyErr, err)
@@ -180,22 +216,11 @@ func (in *installer) overrides(ctx context.Context, s cdp.Session, frame bool) [
 			return nil
 		},
 		func() error {
-			_, err := cdp.Call(ctx, s, emulation.SetLocaleOverride, emulation.SetLocaleOverrideParams{Locale: in.c.Locale})
-			return wrap(err, "Emulation.setLocaleOverride("+in.c.Locale+")")
-		},
-		func() error {
-			if in.c.TimeZone == "" {
-				return nil
-			}
-			_, err := cdp.Call(ctx, s, emulation.SetTimezoneOverride, emulation.SetTimezoneOverrideParams{TimezoneID: in.c.TimeZone})
-			return wrap(err, "Emulation.setTimezoneOverride("+in.c.TimeZone+")")
-		},
-		func() error {
-			if in.c.HardwareConcurrency <= 0 {
+			if v.c.HardwareConcurrency <= 0 {
 				return nil
 			}
 			_, err := cdp.Call(ctx, s, emulation.SetHardwareConcurrencyOverride, emulation.SetHardwareConcurrencyOverrideParams{
-				HardwareConcurrency: int64(in.c.HardwareConcurrency),
+				HardwareConcurrency: int64(v.c.HardwareConcurrency),
 			})
 			return wrap(err, "Emulation.setHardwareConcurrencyOverride")
 		},
@@ -203,8 +228,15 @@ func (in *installer) overrides(ctx context.Context, s cdp.Session, frame bool) [
 			_, err := cdp.Call(ctx, s, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true})
 			return wrap(err, "Emulation.setFocusEmulationEnabled")
 		},
-	}
-	if !frame {
+	)
+	if frame {
+		fns = append(fns, func() error {
+			_, err := cdp.Call(ctx, s, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
+				Source: v.src, RunImmediately: new(true),
+			})
+			return wrap(err, "Page.addScriptToEvaluateOnNewDocument")
+		})
+	} else {
 		fns = append(fns, func() error {
 			_, err := cdp.Call(ctx, s, emulation.SetDeviceMetricsOverride, MetricsOverride(&in.c, 0, 0))
 			return wrap(err, "Emulation.setDeviceMetricsOverride")
@@ -213,23 +245,50 @@ func (in *installer) overrides(ctx context.Context, s cdp.Session, frame bool) [
 	return fns
 }
 
+// emulationOverrides are the overrides of v that an emulation changes and Emulation reset
+// clears: Emulation.setUserAgentOverride (user agent, Accept-Language, platform, client hints),
+// setLocaleOverride, and setTimezoneOverride when set.
+func (in *installer) emulationOverrides(ctx context.Context, s cdp.Session, v *view) []func() error {
+	return []func() error{
+		func() error {
+			_, err := cdp.Call(ctx, s, emulation.SetUserAgentOverride, emulation.SetUserAgentOverrideParams{
+				UserAgent: v.ua.UserAgent, AcceptLanguage: acceptLanguage(v.c.Languages), Platform: v.ua.Platform,
+				UserAgentMetadata: v.metadata(),
+			})
+			return wrap(err, "Emulation.setUserAgentOverride")
+		},
+		func() error {
+			_, err := cdp.Call(ctx, s, emulation.SetLocaleOverride, emulation.SetLocaleOverrideParams{Locale: v.c.Locale})
+			return wrap(err, "Emulation.setLocaleOverride("+v.c.Locale+")")
+		},
+		func() error {
+			if v.c.TimeZone == "" {
+				return nil
+			}
+			_, err := cdp.Call(ctx, s, emulation.SetTimezoneOverride, emulation.SetTimezoneOverrideParams{TimezoneID: v.c.TimeZone})
+			return wrap(err, "Emulation.setTimezoneOverride("+v.c.TimeZone+")")
+		},
+	}
+}
+
 // workerOverrides sends a worker the Emulation overrides that workers accept (the locale and
 // time zone, so that Intl and Date agree with the page), at once. A worker that refuses one keeps
 // the browser's value (a dedicated worker already has its page's: "Another locale override is
 // already in effect"); the failure is logged.
 func (in *installer) workerOverrides(ctx context.Context, t cdp.Session) []func() error {
+	v := in.now()
 	return []func() error{
 		func() error {
-			if _, err := cdp.Call(ctx, t, emulation.SetLocaleOverride, emulation.SetLocaleOverrideParams{Locale: in.c.Locale}); err != nil {
+			if _, err := cdp.Call(ctx, t, emulation.SetLocaleOverride, emulation.SetLocaleOverrideParams{Locale: v.c.Locale}); err != nil {
 				in.log.Debug("stealth: worker Emulation.setLocaleOverride", logKeyErr, err)
 			}
 			return nil
 		},
 		func() error {
-			if in.c.TimeZone == "" {
+			if v.c.TimeZone == "" {
 				return nil
 			}
-			if _, err := cdp.Call(ctx, t, emulation.SetTimezoneOverride, emulation.SetTimezoneOverrideParams{TimezoneID: in.c.TimeZone}); err != nil {
+			if _, err := cdp.Call(ctx, t, emulation.SetTimezoneOverride, emulation.SetTimezoneOverrideParams{TimezoneID: v.c.TimeZone}); err != nil {
 				in.log.Debug("stealth: worker Emulation.setTimezoneOverride", logKeyErr, err)
 			}
 			return nil
@@ -384,7 +443,7 @@ func (in *installer) patchFrame(ctx, pctx context.Context, r *relay) error {
 // the worker overrides, at once.
 func (in *installer) patchWorker(ctx context.Context, s cdp.Session, typ string) error {
 	return concurrently(append(in.workerOverrides(ctx, s), func() error {
-		res, err := cdp.Call(ctx, s, cdpruntime.Evaluate, cdpruntime.EvaluateParams{Expression: in.src})
+		res, err := cdp.Call(ctx, s, cdpruntime.Evaluate, cdpruntime.EvaluateParams{Expression: in.now().src})
 		if err != nil {
 			return fmt.Errorf("stealth: Runtime.evaluate in %s: %w", typ, err)
 		}

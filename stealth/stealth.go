@@ -177,6 +177,10 @@ type scriptOptions struct {
 	ScreenWidth         int             `json:"screenWidth,omitempty"`
 	ScreenHeight        int             `json:"screenHeight,omitempty"`
 	Extra               json.RawMessage `json:"extra,omitempty"`
+	// NoUAData removes navigator.userAgentData (an emulated Safari user agent: see Update).
+	NoUAData bool `json:"noUAData,omitempty"`
+	// Mobile is an emulated mobile device: screen.js leaves the screen as the emulation set it.
+	Mobile bool `json:"mobile,omitempty"`
 }
 
 type brandVersion struct {

@@ -170,7 +170,8 @@ func (t *Tab) setViewport(ctx context.Context, vp Viewport) error {
 		return pagecore.CDPErr("set viewport", err)
 	}
 	t.mu.Lock()
-	t.viewport = vp
+	t.viewport, t.viewportSet = vp, true
+	t.emu.viewport = nil // the tab's own viewport replaces an emulated one
 	t.mu.Unlock()
 	return nil
 }

@@ -41,10 +41,15 @@ type Tab struct {
 
 	slot chan struct{}
 
-	// mu guards the viewport and the router.
+	// mu guards the viewport, the emulation and the router.
 	mu       sync.Mutex
 	viewport Viewport
-	routes   *route.Router
+	// viewportSet is true once the tab set its viewport (setViewport): a
+	// reset emulation sets it again.
+	viewportSet bool
+	// emu is the tab's emulation (Emulate), merged over its calls.
+	emu    emuState
+	routes *route.Router
 }
 
 func newTab(s *Supervisor, name string, key browser.Key, dialogs string) *Tab {
@@ -52,10 +57,10 @@ func newTab(s *Supervisor, name string, key browser.Key, dialogs string) *Tab {
 	t.Page = pagecore.New(name, dialogs, t.pageEnv())
 	t.Observer = observe.NewObserver(t.Page, s.log)
 	t.Actor = act.NewActor(t.Observer, s.log, func(f func()) { s.wg.Go(f) }, func() (int, int) {
-		vp := t.Viewport()
+		vp := t.layout()
 		return vp.Width, vp.Height
 	})
-	t.Capturer = capture.NewCapturer(t.Actor, s.log, s.opts.ScreenshotDir, func() float64 { return t.Viewport().Scale })
+	t.Capturer = capture.NewCapturer(t.Actor, s.log, s.opts.ScreenshotDir, func() float64 { return t.layout().Scale })
 	return t
 }
 

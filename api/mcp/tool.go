@@ -22,7 +22,7 @@ const ToolName = "browser"
 // defined the tool: each is a method of api.Methods.
 var Actions = []string{"open", "close", "run", "observe", "click", "type", "fill", "press", "screenshot", "extract", "tabs",
 	"hover", "select", "scroll", "wait", "back", "forward", "reload", "dialog", "upload",
-	"network", "console", "har", "route", "unroute"}
+	"network", "console", "har", "route", "unroute", "pdf", "emulate"}
 
 // ReadOnlyActions are the actions that only read the page: they are listed
 // in the tool's annotations (Tool._meta, key MetaReadOnlyActions) and its
@@ -45,53 +45,61 @@ type Input struct {
 	Name    string  `json:"name,omitempty" jsonschema:"tab name (default main)"`
 	Timeout float64 `json:"timeout,omitempty" jsonschema:"seconds (default 30)"`
 	// open
-	URL       string        `json:"url,omitempty" jsonschema:"open: page to load; wait, network, route, unroute: a URL glob (** spans /)"`
-	WaitUntil string        `json:"wait_until,omitempty" jsonschema:"open: default settled (load, then DOM and fetches quiet)"`
-	Dialogs   string        `json:"dialogs,omitempty" jsonschema:"open: answer alerts, confirms and prompts"`
-	Viewport  *api.Viewport `json:"viewport,omitempty" jsonschema:"open: CSS pixels"`
+	URL       string        `json:"url,omitempty" jsonschema:"open: page; wait, network, route, unroute: URL glob"`
+	WaitUntil string        `json:"wait_until,omitempty" jsonschema:"open: default settled"`
+	Dialogs   string        `json:"dialogs,omitempty" jsonschema:"open: answer dialogs"`
+	Viewport  *api.Viewport `json:"viewport,omitempty" jsonschema:"open, emulate: CSS pixels"`
 	App       *api.App      `json:"app,omitempty" jsonschema:"open: attach at cdp_url or spawn path"`
 	// close
-	All  bool `json:"all,omitempty" jsonschema:"close: every tab; network, console: across navigations"`
-	Kill bool `json:"kill,omitempty" jsonschema:"close: also end a spawned app"`
+	All  bool `json:"all,omitempty" jsonschema:"close: every tab; network, console: all pages"`
+	Kill bool `json:"kill,omitempty" jsonschema:"close: end a spawned app"`
 	// run
-	Code string `json:"code,omitempty" jsonschema:"run: body of an async JS function"`
+	Code string `json:"code,omitempty" jsonschema:"run: async function body"`
 	// click, type, fill, press, hover, select, upload, scroll, wait, screenshot
-	Target Target `json:"target,omitempty" jsonschema:"element number from observe, or a selector (css, text/…, aria/…); screenshot: that element; press: focus it; scroll: over it; wait: for it"`
-	Text   string `json:"text,omitempty" jsonschema:"type: text to type; fill: the value; press: a key (Enter, Control+A); wait: text; dialog: prompt answer"`
+	Target Target `json:"target,omitempty" jsonschema:"element number, or a selector (css, text/…, aria/…)"`
+	Text   string `json:"text,omitempty" jsonschema:"type, fill: text; press: key (Enter); wait: text; dialog: prompt answer"`
 	// select, upload
-	Values []string `json:"values,omitempty" jsonschema:"select: options, by label, value or text"`
-	Files  []string `json:"files,omitempty" jsonschema:"upload: absolute paths of the files"`
+	Values []string `json:"values,omitempty" jsonschema:"select: options"`
+	Files  []string `json:"files,omitempty" jsonschema:"upload: absolute paths"`
 	// scroll
-	DX float64 `json:"dx,omitempty" jsonschema:"scroll: CSS pixels right (negative: left)"`
-	DY float64 `json:"dy,omitempty" jsonschema:"scroll: CSS pixels down (negative: up)"`
+	DX float64 `json:"dx,omitempty" jsonschema:"scroll: CSS px right"`
+	DY float64 `json:"dy,omitempty" jsonschema:"scroll: CSS px down"`
 	// wait
-	State     string `json:"state,omitempty" jsonschema:"wait for text or target: default visible"`
-	LoadState string `json:"load_state,omitempty" jsonschema:"wait: until the document reached it"`
+	State     string `json:"state,omitempty" jsonschema:"wait: default visible"`
+	LoadState string `json:"load_state,omitempty" jsonschema:"wait: for the document"`
 	// dialog
-	Response string `json:"response,omitempty" jsonschema:"dialog: accept or dismiss the alert, confirm or prompt"`
+	Response string `json:"response,omitempty" jsonschema:"dialog"`
 	// observe
-	IncludeAll   bool   `json:"include_all,omitempty" jsonschema:"observe: add headings, landmarks and text"`
-	ViewportOnly bool   `json:"viewport_only,omitempty" jsonschema:"observe: only what is on screen"`
-	Query        string `json:"query,omitempty" jsonschema:"observe: only elements matching it"`
-	MaxTokens    int    `json:"max_tokens,omitempty" jsonschema:"observe: budget (default 6000)"`
-	Scroll       bool   `json:"scroll,omitempty" jsonschema:"observe: scroll lists through first"`
-	Boxes        bool   `json:"boxes,omitempty" jsonschema:"observe: every element's box"`
+	IncludeAll   bool   `json:"include_all,omitempty" jsonschema:"observe: headings, landmarks, text"`
+	ViewportOnly bool   `json:"viewport_only,omitempty" jsonschema:"observe: on screen only"`
+	Query        string `json:"query,omitempty" jsonschema:"observe: matching elements only"`
+	MaxTokens    int    `json:"max_tokens,omitempty" jsonschema:"observe: default 6000"`
+	Scroll       bool   `json:"scroll,omitempty" jsonschema:"observe: scroll lists first"`
+	Boxes        bool   `json:"boxes,omitempty" jsonschema:"observe: element boxes"`
 	// screenshot
-	FullPage bool   `json:"full_page,omitempty" jsonschema:"screenshot: the whole page"`
-	Save     string `json:"save,omitempty" jsonschema:"screenshot: write the PNG here; har stop: the HAR file"`
-	Marks    bool   `json:"marks,omitempty" jsonschema:"screenshot: draw the element numbers on it"`
-	// extract
-	Format string `json:"format,omitempty" jsonschema:"extract: default markdown"`
+	FullPage bool   `json:"full_page,omitempty" jsonschema:"screenshot"`
+	Save     string `json:"save,omitempty" jsonschema:"screenshot, har stop, pdf: file to write"`
+	Marks    bool   `json:"marks,omitempty" jsonschema:"screenshot: draw numbers"`
+	// extract, pdf
+	Format string `json:"format,omitempty" jsonschema:"extract: default markdown; pdf: paper"`
+	// pdf (the other print options are run's tab.pdf)
+	Landscape bool `json:"landscape,omitempty"`
+	// emulate (the other fields are run's tab.emulate)
+	Device   string `json:"device,omitempty" jsonschema:"emulate: e.g. Pixel 7"`
+	Timezone string `json:"timezone,omitempty" jsonschema:"emulate"`
+	Locale   string `json:"locale,omitempty" jsonschema:"emulate"`
+	Reset    bool   `json:"reset,omitempty"`
+	List     bool   `json:"list,omitempty" jsonschema:"emulate: devices"`
 	// network, console, har, route
-	ID          string `json:"id,omitempty" jsonschema:"network: that request in full"`
-	Failed      bool   `json:"failed,omitempty" jsonschema:"network: failed requests only"`
-	Level       string `json:"level,omitempty" jsonschema:"console: lowest level"`
-	Errors      bool   `json:"errors,omitempty" jsonschema:"console: uncaught errors with stacks"`
+	ID          string `json:"id,omitempty" jsonschema:"network: one request in full"`
+	Failed      bool   `json:"failed,omitempty" jsonschema:"network"`
+	Level       string `json:"level,omitempty" jsonschema:"console"`
+	Errors      bool   `json:"errors,omitempty" jsonschema:"console: uncaught errors"`
 	Op          string `json:"op,omitempty" jsonschema:"har"`
 	Content     string `json:"content,omitempty" jsonschema:"har start: bodies"`
-	Abort       string `json:"abort,omitempty" jsonschema:"route: fail with this reason, e.g. blockedbyclient"`
-	Status      int    `json:"status,omitempty" jsonschema:"route: fulfil with this status"`
-	Body        string `json:"body,omitempty" jsonschema:"route: the fulfilled body"`
+	Abort       string `json:"abort,omitempty" jsonschema:"route: error reason"`
+	Status      int    `json:"status,omitempty" jsonschema:"route: fulfil status"`
+	Body        string `json:"body,omitempty" jsonschema:"route: fulfil body"`
 	ContentType string `json:"content_type,omitempty"`
 }
 
@@ -145,18 +153,19 @@ var actionFields = map[string][]string{
 	"har":        {"op", "content", "save"},
 	"route":      {"url", "abort", "status", "body", "content_type"},
 	"unroute":    {"url"},
+	"pdf":        {"save", "format", "landscape"},
+	"emulate":    {"device", "viewport", "timezone", "locale", "reset", "list"},
 }
 
 // description is the tool's description: an operating playbook.
 const description = `Drive a real Chromium browser. Each call does one action on a named tab (default "main").
 1. open {url} loads a page.
-2. observe lists the elements a person acts on, one per line: number, role, "name", value, states.
-3. Act by number: click {target: 4}; fill {target: 2, text} replaces a value; type appends keystrokes; press {text: "Enter"}; hover; select {target, values}; upload {target, files}; scroll {dy: 600}.
+2. observe lists what a person can act on, one per line: number, role, "name", value, states.
+3. Act by number: click {target: 4}; fill {target: 2, text} replaces a value; type appends; press {text: "Enter"}; hover; select {target, values}; upload {target, files}; scroll {dy: 600}.
    wait {text} (or {target}, {url}, {load_state}); back, forward, reload; dialog {response} answers an alert/confirm/prompt.
 4. After a navigation or a big change, observe again: older numbers fail with stale_element.
-Read what you have (observe with query, extract, screenshot) before you navigate elsewhere.
-Write multi-step work as one run: code is the body of an async function with tab (goto, observe, click, fill, type, press, select, waitFor, evaluate, screenshot, extract, requests, route), assert, display; its return value is the result.
-network {url} lists requests (id: one in full); console {level} (errors: uncaught); har {op, save}; route {url, abort | status, body}.
+Multi-step work goes in one run: code is an async function body with tab (goto, observe, click, fill, press, waitFor, evaluate, screenshot, extract, requests, route, pdf, emulate), assert, display; its return value is the result.
+network {url} lists requests (id: one in full); console {level} (errors: uncaught); har {op, save}; route {url, abort | status, body}; emulate {device} then reload; pdf {save}.
 Only observe, screenshot, extract, tabs, wait, network and console just read. A failure has isError, a code and a hint: follow it.`
 
 // Tool returns the definition of the browser tool: its description, its
@@ -178,7 +187,7 @@ func Tool() *sdk.Tool {
 	enum("action", Actions...)
 	enum("wait_until", "settled", "load", "domcontentloaded", "networkidle0", "networkidle2")
 	enum("dialogs", "accept", "dismiss")
-	enum("format", "markdown", "text", "html")
+	enum("format", "markdown", "text", "html", "Letter", "Legal", "Tabloid", "A3", "A4", "A5")
 	enum("state", "visible", "hidden", "attached", "detached")
 	enum("load_state", "load", "domcontentloaded", "networkidle")
 	enum("response", "accept", "dismiss")
@@ -262,9 +271,19 @@ func request(in *Input, set map[string]any) (any, error) {
 		return &api.RouteRequest{Common: common, URL: in.URL, Abort: in.Abort, Status: in.Status, Body: in.Body, ContentType: in.ContentType}, nil
 	case "unroute":
 		return &api.UnrouteRequest{Common: common, URL: in.URL}, nil
+	case "pdf", "emulate":
+		return printEmulateRequest(in, common), nil
 	default: // tabs
 		return &api.TabsRequest{}, nil
 	}
+}
+
+// printEmulateRequest builds the request of pdf or emulate (issue 21).
+func printEmulateRequest(in *Input, common api.Common) any {
+	if in.Action == "pdf" {
+		return &api.PDFRequest{Common: common, Path: in.Save, Format: in.Format, Landscape: in.Landscape}
+	}
+	return &api.EmulateRequest{Common: common, Device: in.Device, Viewport: in.Viewport, Timezone: in.Timezone, Locale: in.Locale, Reset: in.Reset, List: in.List}
 }
 
 // isZero reports whether a decoded JSON value is null, false, 0 or "".

@@ -421,7 +421,8 @@ func TestInputMatchesAPI(t *testing.T) {
 		"press": api.ActRequest{}, "screenshot": api.ScreenshotRequest{}, "extract": api.ExtractRequest{}, "tabs": api.TabsRequest{},
 		"hover": api.ActRequest{}, "select": api.SelectRequest{}, "scroll": api.ScrollRequest{}, "wait": api.WaitRequest{},
 		"back": api.NavRequest{}, "forward": api.NavRequest{}, "reload": api.NavRequest{}, "dialog": api.DialogRequest{}, "upload": api.UploadRequest{},
-		"network": api.NetworkRequest{}, "console": api.ConsoleRequest{}, "har": api.HARRequest{}, "route": api.RouteRequest{}, "unroute": api.UnrouteRequest{}}
+		"network": api.NetworkRequest{}, "console": api.ConsoleRequest{}, "har": api.HARRequest{}, "route": api.RouteRequest{}, "unroute": api.UnrouteRequest{},
+		"pdf": api.PDFRequest{}, "emulate": api.EmulateRequest{}}
 	if len(reqs) != len(Actions) || len(actionFields) != len(Actions) {
 		t.Fatalf("actions %v, fields for %d, requests for %d", Actions, len(actionFields), len(reqs))
 	}
@@ -473,6 +474,11 @@ func TestInputMatchesAPI(t *testing.T) {
 		"route.post_data":    "run: tab.route(url, {postData})",
 		"route.set_headers":  "run: tab.route(url, {setHeaders})",
 		"route.types":        "run: tab.route(url, {types})",
+		// The tool's definition stays under its token budget: the rarer
+		// print and emulation options are run's tab.pdf and tab.emulate.
+		"pdf.width": "run", "pdf.height": "run", "pdf.print_background": "run", "pdf.margins": "run", "pdf.scale": "run", "pdf.page_ranges": "run",
+		"emulate.user_agent": "run", "emulate.touch": "run", "emulate.mobile": "run", "emulate.geolocation": "run", "emulate.color_scheme": "run",
+		"emulate.reduced_motion": "run", "emulate.offline": "run", "emulate.network": "run", "emulate.cpu_throttling": "run",
 	}
 	for action, req := range reqs {
 		for name := range fieldTypes(reflect.TypeOf(req)) {

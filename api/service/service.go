@@ -206,6 +206,8 @@ func (s *Service) Call(ctx context.Context, method string, params json.RawMessag
 		return s.Upload(ctx, &r), nil
 	case "network", "console", "har", "route", "unroute":
 		return s.callNetwork(ctx, method, params)
+	case "pdf", "emulate":
+		return s.callPrintEmulate(ctx, method, params)
 	}
 	return nil, fmt.Errorf("%w: %q (methods: %s)", api.ErrMethodNotFound, method, strings.Join(api.Methods, ", "))
 }

@@ -164,6 +164,7 @@ else the text says where the image went.`,
 			summary: "list the open tabs",
 			about:   `List the open tabs of the session: name, browser, URL and title; then the pages of each browser attached with --cdp-url (or --app-path) that no tab holds, as not adopted, with their target ids (open --cdp-url URL --target ID adopts one).`,
 			flags:   noFlags},
+		pdfAction, emulateAction,
 	}
 }
 

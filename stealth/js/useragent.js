@@ -3,7 +3,8 @@
 // patch does nothing; in a worker the browser's own values show (shared workers take no override),
 // so navigator.userAgent, appVersion, platform and userAgentData are made to agree with the page's:
 // the configured user agent, or the browser's with "HeadlessChrome" read as "Chrome", and client
-// hints (brands and the high-entropy values) equal to the page's userAgentMetadata.
+// hints (brands and the high-entropy values) equal to the page's userAgentMetadata. An emulated
+// Safari user agent (stealth.Update) has no navigator.userAgentData at all.
 {
   const nav = G.navigator;
   const proto = G.Navigator ? G.Navigator.prototype : (G.WorkerNavigator && G.WorkerNavigator.prototype);
@@ -14,6 +15,11 @@
       hookGetter(proto, 'appVersion', () => apply(String.prototype.replace, ua, [/^Mozilla\//, '']));
     }
     if (O.platform && nav.platform !== O.platform) hookGetter(proto, 'platform', () => O.platform);
+    if (O.noUAData) {
+      // An emulated Safari: no client hints, and no navigator.userAgentData, as in Safari.
+      delete proto.userAgentData;
+      delete G.NavigatorUAData;
+    }
     const UAD = G.NavigatorUAData && G.NavigatorUAData.prototype;
     if (UAD && O.brands) {
       const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);

@@ -28,25 +28,28 @@ import (
 // Applied is what an Apply put in effect, for a result's summary. Fields
 // Apply did not touch are zero.
 type Applied struct {
-	Device         string       `json:"device,omitempty"`
-	Viewport       *Viewport    `json:"viewport,omitempty"`
-	Screen         *Size        `json:"screen,omitempty"`
-	Mobile         *bool        `json:"mobile,omitempty"`
-	Touch          *bool        `json:"touch,omitempty"`
-	MaxTouchPoints int          `json:"maxTouchPoints,omitempty"`
-	UserAgent      string       `json:"userAgent,omitempty"`
-	Platform       string       `json:"platform,omitempty"`
-	AcceptLanguage string       `json:"acceptLanguage,omitempty"`
-	ClientHints    string       `json:"clientHints,omitempty"` // "Android 16.0.0, Pixel 7, mobile", or "none"
-	Geolocation    *Geolocation `json:"geolocation,omitempty"`
-	Origin         string       `json:"origin,omitempty"`
-	Timezone       string       `json:"timezone,omitempty"`
-	Locale         string       `json:"locale,omitempty"`
-	ColorScheme    string       `json:"colorScheme,omitempty"`
-	ReducedMotion  string       `json:"reducedMotion,omitempty"`
-	Offline        *bool        `json:"offline,omitempty"`
-	Network        *Network     `json:"network,omitempty"`
-	CPUThrottling  float64      `json:"cpuThrottling,omitempty"`
+	Device         string    `json:"device,omitempty"`
+	Viewport       *Viewport `json:"viewport,omitempty"`
+	Screen         *Size     `json:"screen,omitempty"`
+	Mobile         *bool     `json:"mobile,omitempty"`
+	Touch          *bool     `json:"touch,omitempty"`
+	MaxTouchPoints int       `json:"maxTouchPoints,omitempty"`
+	UserAgent      string    `json:"userAgent,omitempty"`
+	Platform       string    `json:"platform,omitempty"`
+	AcceptLanguage string    `json:"acceptLanguage,omitempty"`
+	ClientHints    string    `json:"clientHints,omitempty"` // "Android 16.0.0, Pixel 7, mobile", or "none"
+	// Metadata are the client hints sent with UserAgent (nil: none), for
+	// the caller's stealth patch to agree with them.
+	Metadata      *emulation.UserAgentMetadata `json:"-"`
+	Geolocation   *Geolocation                 `json:"geolocation,omitempty"`
+	Origin        string                       `json:"origin,omitempty"`
+	Timezone      string                       `json:"timezone,omitempty"`
+	Locale        string                       `json:"locale,omitempty"`
+	ColorScheme   string                       `json:"colorScheme,omitempty"`
+	ReducedMotion string                       `json:"reducedMotion,omitempty"`
+	Offline       *bool                        `json:"offline,omitempty"`
+	Network       *Network                     `json:"network,omitempty"`
+	CPUThrottling float64                      `json:"cpuThrottling,omitempty"`
 }
 
 // Summary returns the emulation in effect on one line, e.g. "device iPhone
@@ -244,7 +247,7 @@ func Apply(ctx context.Context, s cdp.Session, o Options) (*Applied, error) {
 			return nil, callErr(emulation.CommandSetUserAgentOverride, err, false)
 		}
 		a.UserAgent, a.Platform, a.AcceptLanguage = p.UserAgent, p.Platform, p.AcceptLanguage
-		a.ClientHints = hintsSummary(p.UserAgentMetadata)
+		a.ClientHints, a.Metadata = hintsSummary(p.UserAgentMetadata), p.UserAgentMetadata
 	}
 	if g := r.Geolocation; g != nil {
 		perm := browser.SetPermissionParams{
@@ -254,10 +257,9 @@ func Apply(ctx context.Context, s cdp.Session, o Options) (*Applied, error) {
 		if _, err := cdp.Call(ctx, s, browser.SetPermission, perm); err != nil {
 			return nil, callErr(browser.CommandSetPermission, err, true)
 		}
-		p := emulation.SetGeolocationOverrideParams{Latitude: new(g.Latitude), Longitude: new(g.Longitude)}
-		if g.Accuracy > 0 {
-			p.Accuracy = new(g.Accuracy)
-		}
+		// Without an accuracy Chromium reports POSITION_UNAVAILABLE
+		// (measured): send 0, as Playwright does, when none is given.
+		p := emulation.SetGeolocationOverrideParams{Latitude: new(g.Latitude), Longitude: new(g.Longitude), Accuracy: new(g.Accuracy)}
 		if _, err := cdp.Call(ctx, s, emulation.SetGeolocationOverride, p); err != nil {
 			return nil, callErr(emulation.CommandSetGeolocationOverride, err, false)
 		}

@@ -62,6 +62,7 @@ func (s *Script) setup(vm *goja.Runtime) error {
 	s.bindState(vm, t, tab, method, must)
 	s.bindNetwork(vm, t, tab, method, must)
 	s.bindPage(vm, t, tab, method, must)
+	s.bindPrintEmulate(vm, t, method)
 	s.bindID(vm, t, tab, method, must)
 	must(vm.Set("tab", tab))
 	s.bindGlobals(vm, t, must)

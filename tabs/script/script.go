@@ -21,6 +21,13 @@
 //	  statements)
 //	screenshot({selector, fullPage, save, silent, marks}) → image
 //	extract(format: markdown|text|html) → string
+//	pdf({path, format, width, height, landscape, printBackground, margins:
+//	  {top, right, bottom, left}, scale, pageRanges}) → {path, pages, bytes}
+//	emulate({device, viewport: {width, height, deviceScaleFactor}, screen,
+//	  userAgent, platform, touch, mobile, geolocation: {latitude, longitude,
+//	  accuracy}, origin, timezone, locale, colorScheme, reducedMotion,
+//	  offline, network: {latency, download, upload}, cpuThrottling})
+//	  → {applied, options, note}; emulate({reset: true}) clears it
 //	id(n) → a handle on element n
 //	click(T, {timeout}) hover(T, {timeout}) type(T, text, {timeout})
 //	fill(T, value, {timeout}) press(key, {selector, timeout})
