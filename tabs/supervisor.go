@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
@@ -72,13 +73,29 @@ type Viewport struct {
 	Scale  float64 `json:"scale,omitempty"`
 }
 
-// App selects a spawned or connected browser (DESIGN.md section 3).
+// App selects a spawned, connected or Grid browser (DESIGN.md section 3).
 type App struct {
-	Path    string
-	CDPURL  string
-	Args    []string
-	Target  string
-	Profile string
+	Path string
+	// CDPURL is a CDP endpoint: http(s)://host:port (discovered through
+	// /json/version) or ws(s)://… dialed as given, query intact
+	// (browser.RemoteKey).
+	CDPURL string
+	// CDPHeader goes on the websocket upgrade (and the discovery) of
+	// CDPURL, e.g. Authorization: Bearer T. Its values are never shown.
+	CDPHeader http.Header
+	// ConnectTimeout bounds the connect to CDPURL or Grid; 0 means the
+	// browser package's defaults (10 s, a Grid 60 s).
+	ConnectTimeout time.Duration
+	// Grid is a Selenium Grid 4 (http(s)://host:4444, user:password@
+	// allowed): the tab's browser is a WebDriver session there, attached
+	// through its CDP proxy (browser.GridKey).
+	Grid, GridUser, GridPassword string
+	// GridKeepAlive is how often the Grid hears that the session is in
+	// use (browser.GridOptions.KeepAlive); 0 means 60 s.
+	GridKeepAlive time.Duration
+	Args          []string
+	Target        string
+	Profile       string
 }
 
 // OpenOptions are the fields of the open action.
@@ -107,6 +124,15 @@ type OpenOptions struct {
 	// navigates (Tab.SetStorageState): cookies and local storage, as
 	// tab.storageState() saved them.
 	StorageState json.RawMessage
+	// Context puts a new tab in the browser context of that name
+	// (Target.createBrowserContext), with its own cookies, storage and
+	// cache, shared by the tabs of that name on the same browser and
+	// disposed when the last of them closes. "" is the browser's default
+	// context.
+	Context string
+	// Proxy is the upstream proxy of a new Context (its proxyServer),
+	// e.g. http://127.0.0.1:3128 or socks5://host:1080; only with Context.
+	Proxy string
 }
 
 // OpenResult describes an opened or reused tab.
@@ -139,6 +165,9 @@ type TabInfo struct {
 	// TargetID is the page's CDP target id (Target.getTargets); an open
 	// with app.target set to it attaches to that page.
 	TargetID string `json:"targetId,omitempty"`
+	// Context is the tab's browser context (OpenOptions.Context), "" for
+	// the default one.
+	Context string `json:"context,omitempty"`
 	// Adopted is true for a tab, false for a page of the browser that no
 	// tab holds.
 	Adopted bool `json:"adopted"`
@@ -175,6 +204,8 @@ type Supervisor struct {
 	mu     sync.Mutex
 	tabs   map[string]*Tab
 	closed bool
+
+	ctxs contexts
 
 	crashes, kills atomic.Int64
 }
@@ -326,6 +357,9 @@ func (s *Supervisor) dispose(t *Tab, kill ...bool) {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.ctx), 10*time.Second)
 	defer cancel()
+	if t.ctxHeld.Load() {
+		s.ctxs.release(ctx, h, t.context, s.log)
+	}
 	last, err := s.reg.Release(ctx, h)
 	if err != nil {
 		s.log.Warn("release browser", "tab", t.Name(), "err", err)
@@ -361,7 +395,7 @@ func (s *Supervisor) Tab(name string) (*Tab, error) {
 		return nil, &Error{Code: errcode.NoSuchTab, Msg: fmt.Sprintf("no tab named %q", n), Err: ErrNoSuchTab}
 	}
 	if !t.Alive() {
-		return nil, &Error{Code: errcode.NotAlive, Msg: fmt.Sprintf("tab %q is not alive: %s", n, t.DeadReason()), Err: ErrNotAlive}
+		return nil, &Error{Code: errcode.NotAlive, Msg: fmt.Sprintf("tab %q is not alive: %s", n, t.DeadReason()), Hint: t.lostHint(), Err: ErrNotAlive}
 	}
 	return t, nil
 }
@@ -400,7 +434,7 @@ func (s *Supervisor) Tabs(ctx context.Context) []TabInfo {
 		url, title := t.CachedURLTitle()
 		id := t.TargetID()
 		out = append(out, TabInfo{Name: t.Name(), Browser: t.browserName(), URL: url, Title: title, Alive: t.Alive(), Busy: t.Busy(),
-			TargetID: string(id), Adopted: true})
+			TargetID: string(id), Context: t.context, Adopted: true})
 	}
 	return append(out, s.unadopted(ctx)...)
 }

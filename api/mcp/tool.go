@@ -48,7 +48,9 @@ type Input struct {
 	WaitUntil string        `json:"wait_until,omitempty" jsonschema:"open: default settled (load, then until fetches and the DOM are quiet for 100 ms, at most 500 ms)"`
 	Dialogs   string        `json:"dialogs,omitempty" jsonschema:"open: answer alerts, confirms and prompts"`
 	Viewport  *api.Viewport `json:"viewport,omitempty" jsonschema:"open: CSS pixels"`
-	App       *api.App      `json:"app,omitempty" jsonschema:"open: attach to a browser at cdp_url or spawn the executable at path"`
+	App       *api.App      `json:"app,omitempty" jsonschema:"open: attach to a browser at cdp_url (with cdp_headers), on a Selenium Grid (grid), or spawn the executable at path"`
+	Context   string        `json:"context,omitempty" jsonschema:"open: an isolated browser context of that name (own cookies and storage) for a new tab"`
+	Proxy     string        `json:"proxy,omitempty" jsonschema:"open: upstream proxy SCHEME://host:port of a new context"`
 	// close
 	All  bool `json:"all,omitempty" jsonschema:"close: every tab"`
 	Kill bool `json:"kill,omitempty" jsonschema:"close: also end a spawned app"`
@@ -108,7 +110,7 @@ func (t *Target) UnmarshalJSON(b []byte) error {
 
 // actionFields are the fields each action takes beyond name and timeout.
 var actionFields = map[string][]string{
-	"open":       {"url", "wait_until", "dialogs", "viewport", "app"},
+	"open":       {"url", "wait_until", "dialogs", "viewport", "app", "context", "proxy"},
 	"close":      {"all", "kill"},
 	"run":        {"code"},
 	"observe":    {"include_all", "viewport_only", "query", "max_tokens", "scroll", "boxes"},
@@ -200,7 +202,8 @@ func request(in *Input, set map[string]any) (any, error) {
 	common := api.Common{Name: in.Name, Timeout: in.Timeout}
 	switch in.Action {
 	case "open":
-		return &api.OpenRequest{Common: common, URL: in.URL, Viewport: in.Viewport, WaitUntil: in.WaitUntil, Dialogs: in.Dialogs, App: in.App}, nil
+		return &api.OpenRequest{Common: common, URL: in.URL, Viewport: in.Viewport, WaitUntil: in.WaitUntil, Dialogs: in.Dialogs, App: in.App,
+			Context: in.Context, Proxy: in.Proxy}, nil
 	case "close":
 		return &api.CloseRequest{Common: common, All: in.All, Kill: in.Kill}, nil
 	case "run":
