@@ -409,3 +409,174 @@ func TestRemoteRelayReconnect(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// gridSup is a supervisor whose Grid browsers run with the test flags
+// (--no-sandbox as root: chromedriver does not add it), as one agent's
+// daemon would.
+func gridSup(t *testing.T) *tabs.Supervisor {
+	s := tabs.NewSupervisor(&tabs.Options{Browser: browser.Options{Args: rootArgs()}, DefaultTimeout: time.Minute, MaxTimeout: 2 * time.Minute})
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		s.Shutdown(ctx)
+	})
+	return s
+}
+
+// gridApp is the app of the test Grid: credentials in the URL, a
+// keepalive well inside its 10 s idle timeout.
+func gridApp(base string) *tabs.App {
+	return &tabs.App{Grid: testenv.GridURLWithAuth(base), GridKeepAlive: 2 * time.Second}
+}
+
+// gridSessionOf returns the WebDriver session of tab name's browser.
+func gridSessionOf(t *testing.T, s *tabs.Supervisor, name string) string {
+	t.Helper()
+	tab, err := s.Tab(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := tab.BrowserHandle().GridSession()
+	if id == "" {
+		t.Fatalf("tab %s is on no Grid session", name)
+	}
+	return id
+}
+
+// TestGridTabs: two tabs on one Grid browser are pages of their own (not
+// chromedriver's window), observe and click work, contexts isolate on the
+// Grid too, and the WebDriver session is deleted when the last tab
+// closes.
+func TestGridTabs(t *testing.T) {
+	base := testenv.NeedGrid(t)
+	s := gridSup(t)
+	ctx := context.Background()
+	if err := agentRound(s, tabs.OpenOptions{Name: "g0", App: gridApp(base)}); err != nil {
+		t.Fatal(err)
+	}
+	cb := cookieBase(t)
+	for _, o := range []tabs.OpenOptions{
+		{Name: "g1", App: gridApp(base), URL: cb + "/cookie?v=G"},
+		{Name: "g2", App: gridApp(base), Context: "other", URL: cb + "/cookie"},
+	} {
+		o.WaitUntil = "load"
+		if _, err := s.Open(ctx, o); err != nil {
+			t.Fatalf("open %s: %v", o.Name, err)
+		}
+	}
+	id := gridSessionOf(t, s, "g1")
+	if id2 := gridSessionOf(t, s, "g2"); id2 != id {
+		t.Fatalf("two tabs of one agent on two sessions: %s, %s", id, id2)
+	}
+	if !testenv.GridSessions(t, base)[id] {
+		t.Fatalf("the Grid does not list session %s", id)
+	}
+	if c1, c2 := cookieOf(t, s, "g1"), cookieOf(t, s, "g2"); c1 != "who=G" || c2 != "" {
+		t.Fatalf("cookies on the Grid: default %q, context other %q", c1, c2)
+	}
+	// chromedriver's own window is left alone: the browser has it besides
+	// our two pages.
+	tab, _ := s.Tab("g1")
+	ts, err := cdp.Call(ctx, chromedp.FromContext(tab.Context()).Browser, target.GetTargets, target.GetTargetsParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages := 0
+	for _, ti := range ts.TargetInfos {
+		if ti.Type == "page" {
+			pages++
+		}
+	}
+	if pages != 3 {
+		t.Errorf("%d pages on the Grid browser, want chromedriver's and our two", pages)
+	}
+	for _, ti := range s.Tabs(ctx) {
+		if ti.Browser != "grid" {
+			t.Errorf("listing: %+v", ti)
+		}
+	}
+	s.Close(ctx, "g1", false, 0)
+	if !testenv.GridSessions(t, base)[id] {
+		t.Fatal("the session went with the first of two tabs")
+	}
+	s.Close(ctx, "g2", false, 0)
+	if testenv.GridSessions(t, base)[id] {
+		t.Fatal("the last tab closed and the Grid still has the session")
+	}
+}
+
+// TestGridAgents: agents at once on the Grid, each with a supervisor of
+// its own (one daemon per agent, so one WebDriver session each), open,
+// observe, click and close; then as many agents in one supervisor, one
+// context each on one session. 4 in the short form, 8 with
+// TABPILOT_POOLS_LONG=1 (make pools).
+func TestGridAgents(t *testing.T) {
+	base := testenv.NeedGrid(t)
+	n := 4
+	if os.Getenv("TABPILOT_POOLS_LONG") != "" {
+		n = 8
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	sups := make([]*tabs.Supervisor, n)
+	for i := range sups {
+		sups[i] = gridSup(t)
+	}
+	for i := range n {
+		wg.Go(func() { errs[i] = agentRound(sups[i], tabs.OpenOptions{Name: "agent", App: gridApp(base)}) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	if left := testenv.GridSessions(t, base); len(left) != 0 {
+		t.Fatalf("sessions left after the agents closed: %v", left)
+	}
+	one := gridSup(t)
+	for i := range n {
+		wg.Go(func() {
+			errs[i] = agentRound(one, tabs.OpenOptions{Name: fmt.Sprintf("agent%d", i), Context: fmt.Sprintf("agent%d", i), App: gridApp(base)})
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestGridSessionKilled: a session the Grid ends behind tabpilot's back
+// makes the tab not_alive with the reason and the reconnect hint, and
+// the next open makes a new session.
+func TestGridSessionKilled(t *testing.T) {
+	base := testenv.NeedGrid(t)
+	s := gridSup(t)
+	ctx := context.Background()
+	if _, err := s.Open(ctx, tabs.OpenOptions{Name: "k", App: gridApp(base), URL: srv.URL + "/form", WaitUntil: "load"}); err != nil {
+		t.Fatal(err)
+	}
+	id := gridSessionOf(t, s, "k")
+	if code := testenv.GridCall(t, http.MethodDelete, base+"/session/"+id, nil); code != http.StatusOK {
+		t.Fatalf("DELETE the session: HTTP %d", code)
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	var terr error
+	for time.Now().Before(deadline) {
+		if _, terr = s.Tab("k"); terr != nil {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	var te *tabs.Error
+	if errcode.Of(terr) != errcode.NotAlive || !errors.As(terr, &te) || !strings.Contains(te.Hint, "open the tab again") {
+		t.Fatalf("after the kill: %v (%+v), want not_alive with the hint", terr, te)
+	}
+	if strings.Contains(fmt.Sprint(terr, te.Hint), testenv.GridPassword) {
+		t.Fatalf("the error shows the Grid password: %v %s", terr, te.Hint)
+	}
+	if _, err := s.Open(ctx, tabs.OpenOptions{Name: "k", App: gridApp(base), URL: srv.URL + "/next", WaitUntil: "load"}); err != nil {
+		t.Fatalf("reopen: %v", err)
+	}
+	if id2 := gridSessionOf(t, s, "k"); id2 == id {
+		t.Fatal("the reopen reused the killed session")
+	}
+}
