@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -579,4 +580,75 @@ func TestGridSessionKilled(t *testing.T) {
 	if id2 := gridSessionOf(t, s, "k"); id2 == id {
 		t.Fatal("the reopen reused the killed session")
 	}
+}
+
+// BenchmarkPoolRoundTrips compares a local headless browser with a
+// browser on the test Grid (through its CDP proxy), in the same run:
+// the first open (connect: launch, or WebDriver session and attach), then
+// per iteration an open + observe of /form on a new tab and five clicks,
+// reported as medians (ms). go test ./tabs -run '^$' -bench PoolRoundTrips -benchtime 20x
+func BenchmarkPoolRoundTrips(b *testing.B) {
+	for _, kind := range []string{"headless", "grid"} {
+		b.Run(kind, func(b *testing.B) {
+			var app *tabs.App
+			if kind == "grid" {
+				app = gridApp(testenv.NeedGrid(b))
+			}
+			s := tabs.NewSupervisor(&tabs.Options{Browser: browser.Options{Args: rootArgs()}, DefaultTimeout: time.Minute, MaxTimeout: 2 * time.Minute})
+			defer s.Shutdown(context.Background())
+			ctx := context.Background()
+			t0 := time.Now()
+			if _, err := s.Open(ctx, tabs.OpenOptions{Name: "first", App: app}); err != nil {
+				b.Fatal(err)
+			}
+			connect := time.Since(t0)
+			var opens, clicks []time.Duration
+			b.ResetTimer()
+			for i := range b.N {
+				name := fmt.Sprintf("t%d", i)
+				t1 := time.Now()
+				if _, err := s.Open(ctx, tabs.OpenOptions{Name: name, App: app, URL: srv.URL + "/form", WaitUntil: "load"}); err != nil {
+					b.Fatal(err)
+				}
+				err := s.Run(ctx, name, time.Minute, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
+					obs, err := tb.Observe(ctx, tabs.ObserveOptions{})
+					if err != nil {
+						return err
+					}
+					opens = append(opens, time.Since(t1))
+					btn := 0
+					for _, e := range obs.Elements {
+						if e.Role == "button" {
+							btn = e.ID
+						}
+					}
+					for range 5 {
+						t2 := time.Now()
+						if _, err := tb.Click(ctx, tabs.Target{ID: btn}); err != nil {
+							return err
+						}
+						clicks = append(clicks, time.Since(t2))
+					}
+					return nil
+				}))
+				if err != nil {
+					b.Fatal(err)
+				}
+				s.Close(ctx, name, false, 0)
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(connect.Microseconds())/1000, "connect-ms")
+			b.ReportMetric(median(opens), "open+observe-ms")
+			b.ReportMetric(median(clicks), "click-ms")
+		})
+	}
+}
+
+func median(ds []time.Duration) float64 {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := append([]time.Duration{}, ds...)
+	slices.Sort(s)
+	return float64(s[len(s)/2].Microseconds()) / 1000
 }
