@@ -10,6 +10,13 @@
 // Each open, close and run has a timeout; a run that overruns is
 // interrupted, and if it does not yield within a grace period its tab is
 // killed (the page target closed) while the supervisor goes on.
+//
+// A tab's browser is headless (launched), spawned, connected (a CDP
+// endpoint, local or a pool's, with headers) or a Selenium Grid session
+// (OpenOptions.App); tabs on the browsers tabpilot makes (headless, Grid)
+// are pages of their own. A tab may live in a named browser context
+// (OpenOptions.Context) with its own cookies and storage, refcounted by
+// its tabs and disposed with the last.
 package tabs
 
 import (
@@ -452,8 +459,8 @@ func (s *Supervisor) TabCount() int {
 func (s *Supervisor) unadopted(ctx context.Context) []TabInfo {
 	var out []TabInfo
 	for _, h := range s.reg.Handles() {
-		if h.Kind() == browser.Headless || !h.Alive() {
-			continue
+		if h.Kind() == browser.Headless || h.Kind() == browser.Grid || !h.Alive() {
+			continue // the browsers tabpilot made: their other pages are not the user's (a Grid's is chromedriver's window)
 		}
 		rctx, cancel := context.WithTimeout(ctx, tabsRefreshWait)
 		pages, err := h.Pages(rctx)
