@@ -70,12 +70,28 @@ type Viewport struct {
 	Scale  float64 `json:"scale,omitempty"`
 }
 
-// App selects a non-headless browser: a spawned executable (Path) or an
-// existing CDP endpoint (CDPURL).
+// App selects a non-headless browser: a spawned executable (Path), an
+// existing CDP endpoint (CDPURL), or a session on a Selenium Grid (Grid).
 type App struct {
-	Path   string   `json:"path,omitempty"`
-	CDPURL string   `json:"cdp_url,omitempty"`
-	Args   []string `json:"args,omitempty"`
+	Path string `json:"path,omitempty"`
+	// CDPURL is http(s)://host:port (discovered through /json/version) or
+	// ws(s)://… dialed as given, its query (a pool's ?token=) intact.
+	CDPURL string `json:"cdp_url,omitempty"`
+	// CDPHeaders are "Name: value" lines sent on the websocket upgrade of
+	// CDPURL (e.g. "Authorization: Bearer T"). Their values are secrets:
+	// no result, listing, log or error shows them.
+	CDPHeaders []string `json:"cdp_headers,omitempty"`
+	// ConnectTimeout, in seconds, bounds the connect to CDPURL or Grid;
+	// 0 means 10 (a Grid, which may queue the session: 60).
+	ConnectTimeout float64 `json:"connect_timeout,omitempty"`
+	// Grid is a Selenium Grid 4, http(s)://host:4444: each browser is a
+	// WebDriver session there, deleted when its last tab closes.
+	Grid string `json:"grid,omitempty"`
+	// GridUser and GridPassword are the Grid's basic auth (or give them
+	// in the Grid URL as user:password@).
+	GridUser     string   `json:"grid_user,omitempty"`
+	GridPassword string   `json:"grid_password,omitempty"`
+	Args         []string `json:"args,omitempty"`
 	// Target picks the page to attach to: its target id (as tabs lists
 	// it), else the first page whose URL or title contains it. Without
 	// it, an open with a URL on a CDP endpoint opens a page of its own.
@@ -101,6 +117,12 @@ type OpenRequest struct {
 	// StorageState restores cookies and local storage (the shape that
 	// tab.storageState() returns, Playwright's) before the page loads.
 	StorageState json.RawMessage `json:"storage_state,omitempty"`
+	// Context puts a new tab in the isolated browser context of that name
+	// (own cookies, storage, cache), shared by the tabs of that name on
+	// the same browser and disposed with the last of them.
+	Context string `json:"context,omitempty"`
+	// Proxy is the upstream proxy of a new Context, SCHEME://host:port.
+	Proxy string `json:"proxy,omitempty"`
 }
 
 // CloseRequest closes one tab (Name) or every tab (All).

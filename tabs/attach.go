@@ -36,9 +36,18 @@ func (t *Tab) start(ctx context.Context, o *OpenOptions) error {
 	tBrowser := time.Now()
 	var tctx context.Context
 	var cancel context.CancelFunc
-	if t.key.Kind == browser.Headless {
+	switch {
+	case t.context != "":
+		// A page of its own in the named context, on any kind of browser.
+		var id cdp.BrowserContextID
+		if id, err = t.sup.ctxs.acquire(ctx, h, t.context, o.Proxy); err != nil {
+			return err
+		}
+		t.ctxHeld.Store(true)
+		tctx, cancel, err = h.NewTab(ctx, chromedp.WithExistingBrowserContext(id))
+	case t.owned():
 		tctx, cancel, err = h.NewTab(ctx)
-	} else {
+	default:
 		tctx, cancel, err = t.attachPage(ctx, h, o)
 	}
 	if err != nil {
@@ -155,9 +164,17 @@ func (t *Tab) settleBorrowed(ctx context.Context, limit time.Duration) {
 	}
 }
 
-// stealthy reports whether the tab has the stealth patches.
+// owned reports whether tabpilot made the tab's browser for itself (a
+// launched one, or a Grid session): its tabs are new pages, never
+// borrowed ones (a Grid session's own window belongs to chromedriver).
+func (t *Tab) owned() bool {
+	return t.key.Kind == browser.Headless || t.key.Kind == browser.Grid
+}
+
+// stealthy reports whether the tab has the stealth patches: on the
+// browsers tabpilot makes (launched, Grid sessions).
 func (t *Tab) stealthy() bool {
-	return t.key.Kind == browser.Headless && !t.sup.opts.NoStealth
+	return t.owned() && !t.sup.opts.NoStealth
 }
 
 // setViewport applies a viewport with Emulation.setDeviceMetricsOverride.

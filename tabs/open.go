@@ -10,21 +10,40 @@ import (
 	"github.com/tabpilot/tabpilot/tabs/pagecore"
 )
 
+// browserKey is the registry key of o's browser: a remote CDP endpoint
+// (browser.RemoteKey, with its headers and connect timeout), a Grid
+// (browser.GridKey), a spawned app, or headless.
 func (s *Supervisor) browserKey(o *OpenOptions) (browser.Key, error) {
 	if o.App == nil {
 		return browser.Key{Kind: browser.Headless}, nil
 	}
-	if o.App.CDPURL != "" {
-		return browser.Key{Kind: browser.Connected, Endpoint: o.App.CDPURL}, nil
-	}
-	if o.App.Path != "" {
-		if !strings.HasPrefix(o.App.Path, "/") {
-			return browser.Key{}, Errorf(errcode.BadRequest, "app.path %q must be an absolute path", o.App.Path)
+	a := o.App
+	if a.Grid != "" {
+		if a.CDPURL != "" || a.Path != "" || a.Target != "" {
+			return browser.Key{}, Errorf(errcode.BadRequest, "app.grid takes no cdp_url, path or target: a Grid session is a browser of its own")
 		}
-		return browser.Key{Kind: browser.Spawned, Path: o.App.Path}, nil
+		if len(a.CDPHeader) > 0 {
+			return browser.Key{}, Errorf(errcode.BadRequest, "app.cdp_headers apply to app.cdp_url; a Grid takes grid_user and grid_password")
+		}
+		return browser.GridKey(a.Grid, &browser.GridOptions{User: a.GridUser, Password: a.GridPassword, Timeout: a.ConnectTimeout, KeepAlive: a.GridKeepAlive})
 	}
-	if o.App.Profile != "" {
-		return browser.Key{Kind: browser.Headless, Profile: o.App.Profile}, nil
+	if a.GridUser != "" || a.GridPassword != "" {
+		return browser.Key{}, Errorf(errcode.BadRequest, "app.grid_user and app.grid_password need app.grid")
+	}
+	if a.CDPURL != "" {
+		return browser.RemoteKey(a.CDPURL, &browser.RemoteOptions{Header: a.CDPHeader, Timeout: a.ConnectTimeout})
+	}
+	if len(a.CDPHeader) > 0 {
+		return browser.Key{}, Errorf(errcode.BadRequest, "app.cdp_headers need app.cdp_url")
+	}
+	if a.Path != "" {
+		if !strings.HasPrefix(a.Path, "/") {
+			return browser.Key{}, Errorf(errcode.BadRequest, "app.path %q must be an absolute path", a.Path)
+		}
+		return browser.Key{Kind: browser.Spawned, Path: a.Path}, nil
+	}
+	if a.Profile != "" {
+		return browser.Key{Kind: browser.Headless, Profile: a.Profile}, nil
 	}
 	return browser.Key{Kind: browser.Headless}, nil
 }
@@ -66,6 +85,17 @@ func (s *Supervisor) Open(ctx context.Context, o OpenOptions) (*OpenResult, erro
 	if err != nil {
 		return nil, err
 	}
+	if o.Context != "" && !ValidName(o.Context) {
+		return nil, Errorf(errcode.BadRequest, "invalid context name %q: use 1-64 printable characters without spaces or slashes", o.Context)
+	}
+	if o.Proxy != "" {
+		if o.Context == "" {
+			return nil, Errorf(errcode.BadRequest, "a proxy is per browser context: give a context name with it")
+		}
+		if err := checkProxy(o.Proxy); err != nil {
+			return nil, err
+		}
+	}
 	timeout := s.Timeout(o.Timeout)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -88,6 +118,9 @@ func (s *Supervisor) Open(ctx context.Context, o OpenOptions) (*OpenResult, erro
 		case t.key != key:
 			s.mu.Unlock()
 			return nil, &Error{Code: errcode.BrowserMismatch, Msg: fmt.Sprintf("tab %q lives on the %s browser, not %s; close it first", name, t.key, key)}
+		case t.context != o.Context:
+			s.mu.Unlock()
+			return nil, &Error{Code: errcode.BrowserMismatch, Msg: fmt.Sprintf("tab %q lives in browser context %s, not %s; close it first", name, ctxLabel(t.context), ctxLabel(o.Context))}
 		case !t.tryAcquire():
 			s.mu.Unlock()
 			return nil, &Error{Code: errcode.Busy, Msg: fmt.Sprintf("tab %q is busy", name), Err: ErrBusy}
@@ -106,6 +139,7 @@ func (s *Supervisor) Open(ctx context.Context, o OpenOptions) (*OpenResult, erro
 	}
 	if t == nil {
 		t = newTab(s, name, key, o.Dialogs)
+		t.context = o.Context
 		t.tryAcquire()
 		s.tabs[name] = t
 		s.mu.Unlock()
@@ -160,4 +194,12 @@ func (s *Supervisor) Open(ctx context.Context, o OpenOptions) (*OpenResult, erro
 	res.URL, res.Title = t.URLTitle(ctx)
 	res.Viewport = t.Viewport()
 	return res, nil
+}
+
+// ctxLabel names a browser context in messages.
+func ctxLabel(name string) string {
+	if name == "" {
+		return "the default"
+	}
+	return fmt.Sprintf("%q", name)
 }

@@ -18,6 +18,13 @@
 // Each open, close and run has a timeout; a run that overruns is
 // interrupted, and if it does not yield within a grace period its tab is
 // killed (the page target closed) while the supervisor goes on.
+//
+// A tab's browser is headless (launched), spawned, connected (a CDP
+// endpoint, local or a pool's, with headers) or a Selenium Grid session
+// (OpenOptions.App); tabs on the browsers tabpilot makes (headless, Grid)
+// are pages of their own. A tab may live in a named browser context
+// (OpenOptions.Context) with its own cookies and storage, refcounted by
+// its tabs and disposed with the last.
 package tabs
 
 import (
@@ -28,6 +35,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
@@ -80,14 +88,30 @@ type Viewport struct {
 	Scale  float64 `json:"scale,omitempty"`
 }
 
-// App selects a spawned or connected browser; Supervisor.browserKey
+// App selects a spawned, connected or Grid browser; Supervisor.browserKey
 // (open.go) turns it into a browser.Key.
 type App struct {
-	Path    string
-	CDPURL  string
-	Args    []string
-	Target  string
-	Profile string
+	Path string
+	// CDPURL is a CDP endpoint: http(s)://host:port (discovered through
+	// /json/version) or ws(s)://… dialed as given, query intact
+	// (browser.RemoteKey).
+	CDPURL string
+	// CDPHeader goes on the websocket upgrade (and the discovery) of
+	// CDPURL, e.g. Authorization: Bearer T. Its values are never shown.
+	CDPHeader http.Header
+	// ConnectTimeout bounds the connect to CDPURL or Grid; 0 means the
+	// browser package's defaults (10 s, a Grid 60 s).
+	ConnectTimeout time.Duration
+	// Grid is a Selenium Grid 4 (http(s)://host:4444, user:password@
+	// allowed): the tab's browser is a WebDriver session there, attached
+	// through its CDP proxy (browser.GridKey).
+	Grid, GridUser, GridPassword string
+	// GridKeepAlive is how often the Grid hears that the session is in
+	// use (browser.GridOptions.KeepAlive); 0 means 60 s.
+	GridKeepAlive time.Duration
+	Args          []string
+	Target        string
+	Profile       string
 }
 
 // OpenOptions are the fields of the open action.
@@ -116,6 +140,15 @@ type OpenOptions struct {
 	// navigates (Tab.SetStorageState): cookies and local storage, as
 	// tab.storageState() saved them.
 	StorageState json.RawMessage
+	// Context puts a new tab in the browser context of that name
+	// (Target.createBrowserContext), with its own cookies, storage and
+	// cache, shared by the tabs of that name on the same browser and
+	// disposed when the last of them closes. "" is the browser's default
+	// context.
+	Context string
+	// Proxy is the upstream proxy of a new Context (its proxyServer),
+	// e.g. http://127.0.0.1:3128 or socks5://host:1080; only with Context.
+	Proxy string
 }
 
 // OpenResult describes an opened or reused tab.
@@ -148,6 +181,9 @@ type TabInfo struct {
 	// TargetID is the page's CDP target id (Target.getTargets); an open
 	// with app.target set to it attaches to that page.
 	TargetID string `json:"targetId,omitempty"`
+	// Context is the tab's browser context (OpenOptions.Context), "" for
+	// the default one.
+	Context string `json:"context,omitempty"`
 	// Adopted is true for a tab, false for a page of the browser that no
 	// tab holds.
 	Adopted bool `json:"adopted"`
@@ -184,6 +220,8 @@ type Supervisor struct {
 	mu     sync.Mutex
 	tabs   map[string]*Tab
 	closed bool
+
+	ctxs contexts
 
 	crashes, kills atomic.Int64
 }
@@ -335,6 +373,9 @@ func (s *Supervisor) dispose(t *Tab, kill ...bool) {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.ctx), 10*time.Second)
 	defer cancel()
+	if t.ctxHeld.Load() {
+		s.ctxs.release(ctx, h, t.context, s.log)
+	}
 	last, err := s.reg.Release(ctx, h)
 	if err != nil {
 		s.log.Warn("release browser", "tab", t.Name(), "err", err)
@@ -370,7 +411,7 @@ func (s *Supervisor) Tab(name string) (*Tab, error) {
 		return nil, &Error{Code: errcode.NoSuchTab, Msg: fmt.Sprintf("no tab named %q", n), Err: ErrNoSuchTab}
 	}
 	if !t.Alive() {
-		return nil, &Error{Code: errcode.NotAlive, Msg: fmt.Sprintf("tab %q is not alive: %s", n, t.DeadReason()), Err: ErrNotAlive}
+		return nil, &Error{Code: errcode.NotAlive, Msg: fmt.Sprintf("tab %q is not alive: %s", n, t.DeadReason()), Hint: t.lostHint(), Err: ErrNotAlive}
 	}
 	return t, nil
 }
@@ -409,7 +450,7 @@ func (s *Supervisor) Tabs(ctx context.Context) []TabInfo {
 		url, title := t.CachedURLTitle()
 		id := t.TargetID()
 		out = append(out, TabInfo{Name: t.Name(), Browser: t.browserName(), URL: url, Title: title, Alive: t.Alive(), Busy: t.Busy(),
-			TargetID: string(id), Adopted: true})
+			TargetID: string(id), Context: t.context, Adopted: true})
 	}
 	return append(out, s.unadopted(ctx)...)
 }
@@ -427,8 +468,8 @@ func (s *Supervisor) TabCount() int {
 func (s *Supervisor) unadopted(ctx context.Context) []TabInfo {
 	var out []TabInfo
 	for _, h := range s.reg.Handles() {
-		if h.Kind() == browser.Headless || !h.Alive() {
-			continue
+		if h.Kind() == browser.Headless || h.Kind() == browser.Grid || !h.Alive() {
+			continue // the browsers tabpilot made: their other pages are not the user's (a Grid's is chromedriver's window)
 		}
 		rctx, cancel := context.WithTimeout(ctx, tabsRefreshWait)
 		pages, err := h.Pages(rctx)

@@ -36,6 +36,10 @@ type Tab struct {
 	// borrowed marks a page tabpilot attached to but did not open: closing
 	// the tab only detaches.
 	borrowed bool
+	// context is the tab's browser context (OpenOptions.Context), "" for
+	// the default; ctxHeld is set once the tab holds a reference on it.
+	context  string
+	ctxHeld  atomic.Bool
 	released atomic.Bool
 	opened   atomic.Bool
 
@@ -101,6 +105,18 @@ func (t *Tab) close(ctx context.Context) error {
 }
 
 func (t *Tab) browserName() string { return string(t.key.Kind) }
+
+// lostHint is the hint of a tab whose remote browser's connection
+// dropped (browser.Handle.LostHint), else "".
+func (t *Tab) lostHint() string {
+	if h := t.BrowserHandle(); h != nil && !h.Alive() {
+		return h.LostHint()
+	}
+	return ""
+}
+
+// BrowserContext returns the tab's browser context name, "" for the default.
+func (t *Tab) BrowserContext() string { return t.context }
 
 // Browser returns the kind and version of the tab's browser.
 func (t *Tab) Browser() (kind, version string) {

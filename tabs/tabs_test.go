@@ -73,6 +73,10 @@ func TestMain(m *testing.M) {
 	sup = tabs.NewSupervisor(&tabs.Options{Browser: browser.Options{Args: testenv.BrowserArgs}, Grace: time.Second,
 		DefaultTimeout: time.Minute, MaxTimeout: 2 * time.Minute})
 	code := m.Run()
+	testenv.StopGrid() // started by the pool tests (pools_test.go), if any ran
+	if cookieSrv != nil {
+		cookieSrv.Close()
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	err := sup.Shutdown(ctx)
 	cancel()

@@ -49,7 +49,9 @@ type Input struct {
 	WaitUntil string        `json:"wait_until,omitempty" jsonschema:"open: default settled"`
 	Dialogs   string        `json:"dialogs,omitempty" jsonschema:"open: answer dialogs"`
 	Viewport  *api.Viewport `json:"viewport,omitempty" jsonschema:"open, emulate: CSS pixels"`
-	App       *api.App      `json:"app,omitempty" jsonschema:"open: attach at cdp_url or spawn path"`
+	App       *api.App      `json:"app,omitempty" jsonschema:"open: cdp_url, grid or spawn path"`
+	Context   string        `json:"context,omitempty" jsonschema:"open: isolated context"`
+	Proxy     string        `json:"proxy,omitempty" jsonschema:"open: the context's proxy"`
 	// close
 	All  bool `json:"all,omitempty" jsonschema:"close: every tab; network, console: all pages"`
 	Kill bool `json:"kill,omitempty" jsonschema:"close: end a spawned app"`
@@ -128,7 +130,7 @@ func (t *Target) UnmarshalJSON(b []byte) error {
 
 // actionFields are the fields each action takes beyond name and timeout.
 var actionFields = map[string][]string{
-	"open":       {"url", "wait_until", "dialogs", "viewport", "app"},
+	"open":       {"url", "wait_until", "dialogs", "viewport", "app", "context", "proxy"},
 	"close":      {"all", "kill"},
 	"run":        {"code"},
 	"observe":    {"include_all", "viewport_only", "query", "max_tokens", "scroll", "boxes"},
@@ -230,7 +232,8 @@ func request(in *Input, set map[string]any) (any, error) {
 	common := api.Common{Name: in.Name, Timeout: in.Timeout}
 	switch in.Action {
 	case "open":
-		return &api.OpenRequest{Common: common, URL: in.URL, Viewport: in.Viewport, WaitUntil: in.WaitUntil, Dialogs: in.Dialogs, App: in.App}, nil
+		return &api.OpenRequest{Common: common, URL: in.URL, Viewport: in.Viewport, WaitUntil: in.WaitUntil, Dialogs: in.Dialogs, App: in.App,
+			Context: in.Context, Proxy: in.Proxy}, nil
 	case "close":
 		return &api.CloseRequest{Common: common, All: in.All, Kill: in.Kill}, nil
 	case "run":

@@ -335,16 +335,26 @@ func tabName(n string) string {
 // Open opens or reuses a tab (its params and waits: the README's
 // "JSON-RPC and Go").
 func (s *Service) Open(ctx context.Context, r *api.OpenRequest) *api.Result {
-	o := tabs.OpenOptions{Name: r.Name, Timeout: seconds(r.Timeout), URL: r.URL, WaitUntil: r.WaitUntil, Dialogs: r.Dialogs, StorageState: r.StorageState}
+	o := tabs.OpenOptions{Name: r.Name, Timeout: seconds(r.Timeout), URL: r.URL, WaitUntil: r.WaitUntil, Dialogs: r.Dialogs, StorageState: r.StorageState,
+		Context: r.Context, Proxy: r.Proxy}
 	if r.Viewport != nil {
 		o.Viewport = &tabs.Viewport{Width: r.Viewport.Width, Height: r.Viewport.Height, Scale: r.Viewport.Scale}
 	}
 	if r.App != nil {
-		o.App = &tabs.App{Path: r.App.Path, CDPURL: r.App.CDPURL, Args: r.App.Args, Target: r.App.Target, Profile: r.App.Profile}
+		app, err := tabsApp(r.App)
+		if err != nil {
+			return fail("open", tabName(r.Name), err)
+		}
+		o.App = app
 	}
-	if s.opts.Egress != nil && r.App != nil && (r.App.Path != "" || r.App.CDPURL != "") {
-		return fail("open", tabName(r.Name), &egress.BlockedError{Dest: r.App.Path + r.App.CDPURL, Reason: "scheme",
-			Detail: "the public-only egress policy guards only browsers tabpilot launches; spawned and connected browsers are refused"})
+	if s.opts.Egress != nil && r.App != nil && (r.App.Path != "" || r.App.CDPURL != "" || r.App.Grid != "") {
+		return fail("open", tabName(r.Name), &egress.BlockedError{Dest: r.App.Path + browser.RedactURL(r.App.CDPURL+r.App.Grid), Reason: "scheme",
+			Detail: "the public-only egress policy guards only browsers tabpilot launches; spawned, connected and Grid browsers are refused"})
+	}
+	if s.opts.Egress != nil && r.Proxy != "" {
+		// The guard is the browser's proxy; it does not chain to another.
+		return fail("open", tabName(r.Name), tabs.Errorf(errcode.BadRequest,
+			"a context proxy cannot be combined with --egress public-only: the egress guard is the browser's proxy and does not forward to an upstream one"))
 	}
 	if !s.hasTab(r.Name) {
 		if err := s.limits.CheckTabs(s.sup.TabCount()); err != nil {
@@ -364,7 +374,11 @@ func (s *Service) Open(ctx context.Context, r *api.OpenRequest) *api.Result {
 	if res.Reused {
 		verb = "Reused"
 	}
-	text := fmt.Sprintf("%s tab %q (%s browser): %s", verb, res.Name, res.Browser, res.URL)
+	where := res.Browser + " browser"
+	if r.Context != "" {
+		where += fmt.Sprintf(", context %q", r.Context)
+	}
+	text := fmt.Sprintf("%s tab %q (%s): %s", verb, res.Name, where, res.URL)
 	if res.Title != "" {
 		text += fmt.Sprintf(" — %q", res.Title)
 	}
@@ -380,6 +394,9 @@ func (s *Service) Open(ctx context.Context, r *api.OpenRequest) *api.Result {
 	if res.Status != 0 {
 		details["status"] = res.Status
 	}
+	if r.Context != "" {
+		details["context"] = r.Context
+	}
 	if len(res.Notes) > 0 {
 		details["notes"] = res.Notes
 	}
@@ -388,6 +405,25 @@ func (s *Service) Open(ctx context.Context, r *api.OpenRequest) *api.Result {
 		details["dialog"] = res.Dialog
 	}
 	return &api.Result{Content: []api.Content{api.TextContent(text)}, Details: details}
+}
+
+// tabsApp is the tabs.App of a request's app: its CDP header lines parsed
+// (errors name the header, never its value).
+func tabsApp(a *api.App) (*tabs.App, error) {
+	app := &tabs.App{Path: a.Path, CDPURL: a.CDPURL, Args: a.Args, Target: a.Target, Profile: a.Profile,
+		Grid: a.Grid, GridUser: a.GridUser, GridPassword: a.GridPassword, ConnectTimeout: seconds(a.ConnectTimeout)}
+	if a.ConnectTimeout < 0 {
+		return nil, tabs.Errorf(errcode.BadRequest, "app.connect_timeout %v is negative", a.ConnectTimeout)
+	}
+	if len(a.CDPHeaders) > 0 {
+		app.CDPHeader = http.Header{}
+		for _, line := range a.CDPHeaders {
+			if err := browser.ParseHeader(app.CDPHeader, line); err != nil {
+				return nil, tabs.Errorf(errcode.BadRequest, "app.cdp_headers: %v", err)
+			}
+		}
+	}
+	return app, nil
 }
 
 // Close closes one tab or all.
@@ -553,7 +589,11 @@ func (s *Service) Tabs(ctx context.Context) *api.Result {
 		} else if t.Busy {
 			state = " (busy)"
 		}
-		fmt.Fprintf(&b, "%s%s [%s] %s %q", t.Name, state, t.Browser, t.URL, t.Title)
+		where := t.Browser
+		if t.Context != "" {
+			where += " context " + t.Context
+		}
+		fmt.Fprintf(&b, "%s%s [%s] %s %q", t.Name, state, where, t.URL, t.Title)
 	}
 	return &api.Result{Content: []api.Content{api.TextContent(b.String())}, Details: map[string]any{"action": "tabs", "tabs": list}}
 }

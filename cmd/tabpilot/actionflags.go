@@ -40,13 +40,62 @@ func oneOf(flagName, v string, allowed []string) error {
 	return usagef("--%s %q: want one of %s", flagName, v, strings.Join(allowed, ", "))
 }
 
-func openFlags(_ *cli, fs *flag.FlagSet, _ *invocation) func([]string, api.Common) (any, error) {
+// Variables of open's remote browsers, read by the CLI (not the daemon):
+// TABPILOT_CDP_HEADERS holds header lines for --cdp-url, one "Name:
+// value" per line (newline-separated: a value may hold ';', as a Cookie
+// does); TABPILOT_GRID_PASSWORD is --grid-password, kept off the command
+// line.
+const (
+	envCDPHeaders   = "TABPILOT_CDP_HEADERS"
+	envGridPassword = "TABPILOT_GRID_PASSWORD"
+)
+
+// headerValue is a repeatable "Name: value" flag whose String never shows
+// a value (the help would print it).
+type headerValue struct{ lines *[]string }
+
+func (v headerValue) String() string { return "" }
+
+func (v headerValue) Set(s string) error {
+	name, _, ok := strings.Cut(s, ":")
+	if !ok || strings.TrimSpace(name) == "" || strings.ContainsAny(strings.TrimSpace(name), " \t") {
+		return usagef("want 'Name: value'")
+	}
+	*v.lines = append(*v.lines, s)
+	return nil
+}
+
+// envHeaders returns the header lines of TABPILOT_CDP_HEADERS.
+func envHeaders(getenv func(string) string) ([]string, error) {
+	var out []string
+	for line := range strings.SplitSeq(getenv(envCDPHeaders), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		if err := (headerValue{&out}).Set(line); err != nil {
+			name, _, _ := strings.Cut(line, ":")
+			return nil, usagef("%s: line %q…: want 'Name: value', one per line", envCDPHeaders, name)
+		}
+	}
+	return out, nil
+}
+
+func openFlags(c *cli, fs *flag.FlagSet, _ *invocation) func([]string, api.Common) (any, error) {
 	waitUntil := fs.String("wait-until", "", "when navigation is done: "+strings.Join(waitUntils, ", ")+" (default settled: load, then until requests and DOM are quiet for 100 ms, at most 500 ms)")
 	viewport := fs.String("viewport", "", "the viewport in CSS pixels, `WxH` or WxH@SCALE, e.g. 1280x800@2")
 	dialog := fs.String("dialogs", "", "answer JavaScript dialogs by themselves: accept or dismiss")
 	cdpURL := fs.String("cdp-url", "", "attach to a running browser's CDP endpoint `URL`, e.g. http://127.0.0.1:9222")
 	appPath := fs.String("app-path", "", "start (or reuse) the app at `path` with remote debugging")
 	target := fs.String("target", "", "with --cdp-url or --app-path: the page with that target id (tabpilot tabs lists them), else the first page whose URL or title contains `text`")
+	var headers []string
+	fs.Var(headerValue{&headers}, "cdp-header", "with --cdp-url: a header on the websocket upgrade, `'Name: value'` (repeatable; also "+envCDPHeaders+", one per line); values are never shown")
+	grid := fs.String("grid", "", "open the tab on a new WebDriver session of the Selenium Grid 4 at `URL`, e.g. http://127.0.0.1:4444")
+	gridUser := fs.String("grid-user", "", "with --grid: the Grid's basic auth `user`")
+	gridPassword := fs.String("grid-password", "", "with --grid: the Grid's basic auth `password` (or "+envGridPassword+")")
+	connectTimeout := fs.Float64("connect-timeout", 0, "with --cdp-url or --grid: `seconds` to connect (default 10; a Grid 60)")
+	bctx := fs.String("context", "", "put a new tab in the isolated browser context `NAME` (own cookies, storage, cache), disposed with its last tab")
+	proxy := fs.String("proxy", "", "with --context: the context's upstream proxy `URL`, SCHEME://host:port")
 	return func(pos []string, common api.Common) (any, error) {
 		if len(pos) > 1 {
 			return nil, usagef("open takes one URL, got %d arguments", len(pos))
@@ -68,11 +117,37 @@ func openFlags(_ *cli, fs *flag.FlagSet, _ *invocation) func([]string, api.Commo
 			}
 			req.Viewport = v
 		}
+		req.Context, req.Proxy = *bctx, *proxy
+		if *proxy != "" && *bctx == "" {
+			return nil, usagef("--proxy needs --context: a proxy is per browser context")
+		}
+		if *connectTimeout < 0 {
+			return nil, usagef("--connect-timeout %v is negative", *connectTimeout)
+		}
+		if len(headers) > 0 && *cdpURL == "" {
+			return nil, usagef("--cdp-header needs --cdp-url")
+		}
+		if (*gridUser != "" || *gridPassword != "") && *grid == "" {
+			return nil, usagef("--grid-user and --grid-password need --grid")
+		}
 		switch {
-		case *cdpURL != "" && *appPath != "":
-			return nil, usagef("give --cdp-url or --app-path, not both")
+		case (*cdpURL != "") && (*appPath != "" || *grid != "") || *appPath != "" && *grid != "":
+			return nil, usagef("give one of --cdp-url, --grid and --app-path")
+		case *grid != "":
+			if *target != "" {
+				return nil, usagef("--target does not apply to --grid: a Grid session is a browser of its own")
+			}
+			pw := *gridPassword
+			if pw == "" {
+				pw = c.getenv(envGridPassword)
+			}
+			req.App = &api.App{Grid: *grid, GridUser: *gridUser, GridPassword: pw, ConnectTimeout: *connectTimeout}
 		case *cdpURL != "":
-			req.App = &api.App{CDPURL: *cdpURL, Target: *target}
+			env, err := envHeaders(c.getenv)
+			if err != nil {
+				return nil, err
+			}
+			req.App = &api.App{CDPURL: *cdpURL, Target: *target, CDPHeaders: append(env, headers...), ConnectTimeout: *connectTimeout}
 		case *appPath != "":
 			p, err := resolveApp(*appPath)
 			if err != nil {

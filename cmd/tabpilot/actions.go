@@ -54,7 +54,9 @@ func init() {
 			summary: "open or reuse a tab, and navigate it to URL",
 			about: `Open the tab named by --tab (default main), or reuse it when it lives, and
 navigate it to URL when one is given. The browser is a headless Chromium, or
-an app with --app-path, or an existing browser with --cdp-url.`,
+an app with --app-path, an existing or remote browser with --cdp-url (ws:// and
+wss:// dialed as given, with --cdp-header), or a WebDriver session on a Selenium
+Grid with --grid. --context NAME isolates the tab's cookies and storage.`,
 			flags: openFlags},
 		{name: "run", args: "(-e CODE | FILE | -)", method: "run",
 			summary: "run JavaScript against a tab",

@@ -210,7 +210,12 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"open", "--viewport", "12x"}, `--viewport "12x": want WxH`},
 		{[]string{"open", "--viewport", "10x10@0"}, `--viewport "10x10@0"`},
 		{[]string{"open", "--target", "x"}, "--target needs --cdp-url or --app-path"},
-		{[]string{"open", "--cdp-url", "http://127.0.0.1:1", "--app-path", "/bin/true"}, "not both"},
+		{[]string{"open", "--cdp-url", "http://127.0.0.1:1", "--app-path", "/bin/true"}, "give one of --cdp-url, --grid and --app-path"},
+		{[]string{"open", "--grid", "http://127.0.0.1:1", "--cdp-url", "ws://127.0.0.1:1/x"}, "give one of --cdp-url, --grid and --app-path"},
+		{[]string{"open", "--cdp-header", "Authorization: Bearer T"}, "--cdp-header needs --cdp-url"},
+		{[]string{"open", "--cdp-url", "ws://h:1/x", "--cdp-header", "no colon"}, "want 'Name: value'"},
+		{[]string{"open", "--proxy", "http://127.0.0.1:3128"}, "--proxy needs --context"},
+		{[]string{"open", "--grid-user", "u"}, "--grid-user and --grid-password need --grid"},
 		{[]string{"open", "--timeout", "-1"}, "--timeout -1 is negative"},
 		{[]string{"open", "--timeout", "soon"}, `invalid value "soon" for flag -timeout`},
 		{[]string{"open", "--session", "../etc"}, "invalid session name"},
@@ -304,7 +309,8 @@ func TestHelp(t *testing.T) {
 	}
 	stdout, _, code := e.run("open", "--help")
 	for _, want := range []string{"--tab name", "--session name", "--timeout seconds", "--json", "--wait-until",
-		"--viewport WxH", "--dialogs", "--cdp-url URL", "--app-path path", "--target text", "TABPILOT_CHROME", "--browser-arg flag"} {
+		"--viewport WxH", "--dialogs", "--cdp-url URL", "--app-path path", "--target text", "TABPILOT_CHROME", "--browser-arg flag",
+		"--cdp-header 'Name: value'", "TABPILOT_CDP_HEADERS", "--grid URL", "--grid-user user", "--context NAME", "--proxy URL", "--connect-timeout seconds"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("open --help lacks %q", want)
 		}

@@ -1,6 +1,6 @@
 // Package testenv holds what tabpilot's browser tests share: the launch
-// flags that keep test browsers on this machine, and a leak check for
-// Chromium processes.
+// flags that keep test browsers on this machine, a leak check for
+// Chromium processes, and a real Selenium Grid 4 on 127.0.0.1 (grid.go).
 package testenv
 
 import (

@@ -136,7 +136,11 @@ func (t *Page) Alive() bool {
 		return false
 	}
 	if t.handle != nil && !t.handle.Alive() {
-		t.markDeadLocked("the browser went away (crashed, killed or disconnected)")
+		reason := "the browser went away (crashed, killed or disconnected)"
+		if hint := t.handle.LostHint(); hint != "" {
+			reason += ": " + hint // a remote browser: the next open reconnects
+		}
+		t.markDeadLocked(reason)
 		return false
 	}
 	return true
