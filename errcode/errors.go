@@ -36,3 +36,24 @@ func Of(err error) Code {
 	}
 	return Internal
 }
+
+// Error is a failure with a stable code and an optional hint: the one
+// coded error type the packages return (browser.Error, pagecore.Error and
+// the others are this type). A %w cause is in Err.
+type Error struct {
+	Code Code
+	Msg  string
+	Hint string
+	Err  error
+}
+
+func (e *Error) Error() string { return e.Msg }
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// ErrorCode returns the stable code, e.g. StaleElement.
+func (e *Error) ErrorCode() Code { return e.Code }
+
+// ErrorHint returns a specific hint, or "" for the code's default.
+func (e *Error) ErrorHint() string { return e.Hint }

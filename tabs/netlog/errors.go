@@ -11,26 +11,9 @@ import (
 // not hold (never given, or dropped from the ring).
 var ErrNotFound = errors.New("no such request")
 
-// Error is a failure of a query or a recording, with a stable code and an
-// optional hint; errors.Is finds its cause.
-type Error struct {
-	Code errcode.Code
-	Msg  string
-	Hint string
-	Err  error
-}
-
-func (e *Error) Error() string { return e.Msg }
-
-// Unwrap returns the cause, e.g. ErrNotFound.
-func (e *Error) Unwrap() error { return e.Err }
-
-// ErrorCode returns the stable code: bad_request for a malformed filter or
-// option, element_not_found for an unknown request id.
-func (e *Error) ErrorCode() errcode.Code { return e.Code }
-
-// ErrorHint returns a hint more specific than the code's, or "".
-func (e *Error) ErrorHint() string { return e.Hint }
+// Error is a failure with a stable code and an optional hint
+// (errcode.Error).
+type Error = errcode.Error
 
 func badRequest(format string, args ...any) *Error {
 	err := fmt.Errorf(format, args...)

@@ -20,24 +20,9 @@ var (
 	ErrClosed    = errors.New("supervisor is closed")
 )
 
-// Error is a tab failure with a stable code and an optional hint.
-type Error struct {
-	Code errcode.Code
-	Msg  string
-	Hint string
-	Err  error
-}
-
-func (e *Error) Error() string { return e.Msg }
-
-// Unwrap returns the cause.
-func (e *Error) Unwrap() error { return e.Err }
-
-// ErrorCode returns the stable code, e.g. errcode.StaleElement.
-func (e *Error) ErrorCode() errcode.Code { return e.Code }
-
-// ErrorHint returns a specific hint, or "" for the code's default.
-func (e *Error) ErrorHint() string { return e.Hint }
+// Error is a failure with a stable code and an optional hint
+// (errcode.Error).
+type Error = errcode.Error
 
 // Errorf returns an *Error with code and a formatted message. A %w verb in
 // format sets the cause.
