@@ -8,7 +8,9 @@
 // Only what some route may match is paused: Fetch.enable gets one pattern
 // per route (its glob in Fetch's wildcard form, and its resource types),
 // and a paused request no route matches after all is continued at once,
-// so a route never stalls a request it does not match. The routes of a
+// so a route never stalls a request it does not match. While a page has
+// routes its cache is off, so that a route sees what the page loaded
+// before too. The routes of a
 // page live until they are removed or the page goes; the last removal
 // disables the domain.
 //
@@ -260,7 +262,10 @@ func (r *Router) List() []Info {
 }
 
 // enable sets the Fetch domain's patterns to the routes' (Fetch.enable),
-// or disables it (Fetch.disable) when there are none.
+// or disables it (Fetch.disable) when there are none. While routes exist
+// the page's cache is off (Network.setCacheDisabled): a resource the
+// memory cache serves never reaches the Fetch domain, so a route would
+// silently miss what the page loaded before (Playwright does the same).
 func (r *Router) enable(ctx context.Context) error {
 	r.mu.Lock()
 	var ps []*fetch.RequestPattern
@@ -288,6 +293,9 @@ func (r *Router) enable(ctx context.Context) error {
 	}
 	if err != nil {
 		return fmt.Errorf("set the routes (Fetch.enable): %w", err)
+	}
+	if _, err := cdp.Call(ctx, r.sess, network.SetCacheDisabled, network.SetCacheDisabledParams{CacheDisabled: len(ps) > 0}); err != nil {
+		return fmt.Errorf("turn the cache off while routing (Network.setCacheDisabled): %w", err)
 	}
 	return nil
 }

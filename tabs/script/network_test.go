@@ -39,6 +39,12 @@ console.error('bad', {a: 1});
 setTimeout(function thrower() { throw new Error('boom'); }, 0);
 Promise.reject(new Error('nope'));
 </script>`)
+		case "/img":
+			io.WriteString(w, `<!doctype html><title>img</title><img id=img src="/dot.png">`)
+		case "/dot.png":
+			w.Header().Set("Content-Type", "image/png")
+			w.Header().Set("Cache-Control", "max-age=3600")
+			w.Write(dotPNG)
 		case "/data.json":
 			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprint(w, `{"greeting": "hello from the server"}`)
@@ -197,5 +203,32 @@ display(r.entries >= 4 ? 'entries ok' : 'entries ' + r.entries);
 	}
 	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("HAR file mode: %v %v", fi.Mode(), err)
+	}
+}
+
+// dotPNG is a 1x1 transparent PNG.
+var dotPNG = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\x0f\x00\x00\x01\x01\x00\x05\x18\xd8N\x00\x00\x00\x00IEND\xaeB`\x82")
+
+// TestRouteSeesCachedResource routes an image the page loaded before,
+// with a cache lifetime: the reload must not take it from the cache past
+// the route (the trial's bug: the route had 0 hits and the image showed).
+func TestRouteSeesCachedResource(t *testing.T) {
+	base, got := netServer(t)
+	name := openAt(t, base+"/img", tabs.OpenOptions{})
+	out, err := run(t, name, `
+const w0 = await tab.evaluate(() => document.getElementById('img').naturalWidth);
+await tab.route('**/dot.png', {abort: 'blockedbyclient'});
+await tab.reload();
+const w1 = await tab.evaluate(() => document.getElementById('img').naturalWidth);
+display([w0, w1, (await tab.routes())[0].hits].join(' '));
+`, 20*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Content) != 1 || out.Content[0].Text != "1 0 1" {
+		t.Errorf("width before, width after the route and reload, hits: %+v, want 1 0 1", out.Content)
+	}
+	if n := got("/dot.png"); n != 1 {
+		t.Errorf("the server got /dot.png %d times, want 1 (before the route)", n)
 	}
 }
