@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -34,6 +35,18 @@ func TestCapture(t *testing.T) {
 	}
 	waitDone(t, ctx)
 	drain()
+	// Network.responseReceivedExtraInfo comes from the network service,
+	// not the renderer, and may come after loadingFinished: on a loaded
+	// machine after the drain. Wait for the raw head of data.json, which
+	// the assertions below read, rather than for a time.
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		list, _ := l.Requests(netlog.Filter{URL: "**/data.json"})
+		if len(list) == 1 {
+			if e, err := l.Request(list[0].ID); err == nil && headerValue(e.ResponseHeaders, "Set-Cookie") != "" {
+				break
+			}
+		}
+	}
 
 	all, _ := l.Requests(netlog.Filter{})
 	for _, e := range all {

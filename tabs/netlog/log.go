@@ -344,7 +344,10 @@ func (l *Log) applyResponse(e *Entry, r *network.Response) {
 	if !e.rawRequest && len(r.RequestHeaders) > 0 {
 		e.RequestHeaders = headerList(r.RequestHeaders)
 	}
-	if r.Timing != nil {
+	// A response the memory cache served carries the timing of the fetch
+	// that first loaded it, long before this request: it says nothing of
+	// this one.
+	if r.Timing != nil && !e.FromCache && (e.start == 0 || r.Timing.RequestTime >= e.start-1) {
 		t := *r.Timing
 		e.Timing = timing(&t, e.start, 0)
 		e.rt = &t
