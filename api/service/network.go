@@ -74,9 +74,16 @@ func (s *Service) Network(ctx context.Context, r *api.NetworkRequest) *api.Resul
 		details["count"] = len(list)
 		var b strings.Builder
 		if len(list) == 0 {
-			b.WriteString("No requests")
-			if !r.All {
-				b.WriteString(" since the last navigation (all: true looks across navigations)")
+			filtered := r.URL != "" || r.Type != "" || r.Method != "" || r.Status != "" || r.Failed
+			switch {
+			case filtered && r.All:
+				b.WriteString("No request matches the filter")
+			case filtered:
+				b.WriteString("No request since the last navigation matches the filter (all looks across navigations)")
+			case r.All:
+				b.WriteString("No requests")
+			default:
+				b.WriteString("No requests since the last navigation (all looks across navigations)")
 			}
 		}
 		for _, e := range list {
@@ -145,7 +152,11 @@ func requestText(e *netlog.Entry) string {
 // stacks (r.Errors).
 func (s *Service) Console(ctx context.Context, r *api.ConsoleRequest) *api.Result {
 	name := tabName(r.Name)
-	details := map[string]any{"action": "console", "name": name}
+	action := "console"
+	if r.Errors {
+		action = "errors"
+	}
+	details := map[string]any{"action": action, "name": name}
 	var b strings.Builder
 	err := s.do(ctx, name, r.Timeout, func(ctx context.Context, t *tabs.Tab) error {
 		t.NetSettle(ctx)
@@ -193,7 +204,7 @@ func (s *Service) Console(ctx context.Context, r *api.ConsoleRequest) *api.Resul
 		return nil
 	})
 	if err != nil {
-		return fail("console", name, err)
+		return fail(action, name, err)
 	}
 	return &api.Result{Content: []api.Content{api.TextContent(s.capText(strings.TrimRight(b.String(), "\n")))}, Details: details}
 }
@@ -220,11 +231,16 @@ func (s *Service) HAR(ctx context.Context, r *api.HARRequest) *api.Result {
 			if content == "" {
 				content = "omit"
 			}
-			if err := t.StartHAR(netlog.HAROptions{Content: content}); err != nil {
+			dir, err := t.StartHAR(netlog.HAROptions{Content: content})
+			if err != nil {
 				return err
 			}
 			details["content"] = content
 			text = fmt.Sprintf("Recording a HAR of tab %q (content: %s); har stop FILE writes it", name, content)
+			if dir != "" {
+				details["dir"] = dir
+				text += "; the bodies go to " + dir
+			}
 		case "stop":
 			if r.Save == "" {
 				return tabs.Errorf(errcode.BadRequest, "har stop: give the path of the file to write")
@@ -236,7 +252,7 @@ func (s *Service) HAR(ctx context.Context, r *api.HARRequest) *api.Result {
 			details["path"] = r.Save
 			details["entries"] = len(h.Log.Entries)
 			details["pages"] = len(h.Log.Pages)
-			text = fmt.Sprintf("Wrote a HAR of %d requests on %d pages to %s", len(h.Log.Entries), len(h.Log.Pages), r.Save)
+			text = fmt.Sprintf("Wrote a HAR of %d requests (%d pages) to %s", len(h.Log.Entries), len(h.Log.Pages), r.Save)
 		default:
 			return tabs.Errorf(errcode.BadRequest, "har: op %q: use start or stop", r.Op)
 		}

@@ -39,8 +39,9 @@ stacks.`,
 			summary: "record the tab's traffic as a HAR 1.2 file",
 			about: `"har start" starts recording the tab's traffic; "har stop FILE" writes it to
 FILE as HAR 1.2 (mode 0600). --content embed keeps the response bodies in
-the HAR (base64 for binary ones), --content file writes them beside it, and
-the default, omit, keeps none.`,
+the HAR (base64 for binary ones), --content file writes them to a new
+private directory that har start names, and the default, omit, keeps
+none.`,
 			flags: harFlags},
 		&action{name: "route", args: "GLOB (--abort REASON | --status N [--body FILE] | --set-header K:V)", method: "route",
 			summary: "fulfil, fail or change the requests a URL glob matches",

@@ -180,14 +180,26 @@ func (t *Page) ErrorCount() int { return t.net.log.ErrorCount() }
 
 // StartHAR starts recording a HAR 1.2 of the page's traffic; content is
 // "embed" (bodies in the HAR, base64 for binary ones), "omit" (default) or
-// "file" (bodies written beside it). Errors: bad_request when one is
-// recording already or content is unknown.
-func (t *Page) StartHAR(o netlog.HAROptions) error {
+// "file" (bodies written to files in o.Dir, which the HAR names; without a
+// Dir, a new private directory under the temp directory). It returns the
+// directory of the body files, "" for the other contents. Errors:
+// bad_request when one is recording already or content is unknown.
+func (t *Page) StartHAR(o netlog.HAROptions) (string, error) {
+	if o.Content == "file" && o.Dir == "" {
+		dir, err := os.MkdirTemp("", "tabpilot-har-")
+		if err != nil {
+			return "", fmt.Errorf("make the HAR's body directory: %w", err)
+		}
+		o.Dir = dir
+	}
 	if err := t.net.log.StartHAR(o); err != nil {
-		return err
+		return "", err
 	}
 	t.net.harBodies.Store(o.Content == "embed" || o.Content == "file")
-	return nil
+	if o.Content != "file" {
+		return "", nil
+	}
+	return o.Dir, nil
 }
 
 // StopHAR ends the HAR recording and writes it to path (0600), after the

@@ -61,7 +61,13 @@ func (s *Script) bindNetwork(vm *goja.Runtime, t *tabs.Tab, tab *goja.Object, me
 	har := vm.NewObject()
 	must(har.Set("start", func(c goja.FunctionCall) goja.Value {
 		o := netlog.HAROptions{Content: optString(vm, c.Argument(0), "content", "omit"), Dir: optString(vm, c.Argument(0), "dir", "")}
-		return s.async(func(ctx context.Context) (any, error) { return nil, t.StartHAR(o) })
+		return s.async(func(ctx context.Context) (any, error) {
+			dir, err := t.StartHAR(o)
+			if err != nil || dir == "" {
+				return nil, err
+			}
+			return map[string]any{"dir": dir}, nil
+		})
 	}))
 	must(har.Set("stop", func(c goja.FunctionCall) goja.Value {
 		path := c.Argument(0).String()
