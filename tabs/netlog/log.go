@@ -261,6 +261,10 @@ func (l *Log) onRequest(ev *network.EventRequestWillBeSent) {
 		l.applyRequestExtra(e, q[0])
 		l.pendReq[ev.RequestID] = q[1:]
 	}
+	if q := l.pendResp[ev.RequestID]; len(q) > 0 {
+		l.applyResponseExtra(e, q[0])
+		l.pendResp[ev.RequestID] = q[1:]
+	}
 }
 
 // add appends a new entry for the CDP id to the ring.
@@ -397,18 +401,32 @@ func (l *Log) applyRequestExtra(e *Entry, ev *network.EventRequestWillBeSentExtr
 }
 
 // onResponseExtra matches the raw response head to the oldest hop of the
-// id that lacks it.
+// id that lacks it. It comes from the network service and may come before
+// the hop's Network.requestWillBeSent: it is then kept until that does
+// (CI lost data.json's Set-Cookie and sizes this way).
 func (l *Log) onResponseExtra(ev *network.EventResponseReceivedExtraInfo) {
 	for _, e := range l.hops[ev.RequestID] {
 		if !e.rawResponse && e.Type != "websocket" {
-			e.ResponseHeaders, e.rawResponse = headerList(ev.Headers), true
-			if ev.StatusCode != 0 {
-				e.Status = int(ev.StatusCode)
-			}
-			if ev.HeadersText != "" {
-				e.responseHeadersSize = len(ev.HeadersText)
-			}
+			l.applyResponseExtra(e, ev)
 			return
+		}
+	}
+	if q := l.pendResp[ev.RequestID]; len(q) < 8 {
+		l.pendResp[ev.RequestID] = append(q, ev)
+	}
+}
+
+func (l *Log) applyResponseExtra(e *Entry, ev *network.EventResponseReceivedExtraInfo) {
+	e.ResponseHeaders, e.rawResponse = headerList(ev.Headers), true
+	if ev.StatusCode != 0 {
+		e.Status = int(ev.StatusCode)
+	}
+	if ev.HeadersText != "" {
+		e.responseHeadersSize = len(ev.HeadersText)
+		// A head that comes after Network.loadingFinished still gives the
+		// body's size on the wire.
+		if e.Finished && e.Size.Encoded == 0 && e.Size.Transfer >= int64(e.responseHeadersSize) {
+			e.Size.Encoded = e.Size.Transfer - int64(e.responseHeadersSize)
 		}
 	}
 }
