@@ -137,7 +137,23 @@ func (s *Script) rejection(vm *goja.Runtime, v goja.Value) error {
 		if name != "" && name != "Error" && !strings.HasPrefix(msg, name) {
 			msg = name + ": " + msg
 		}
-		return &tabs.Error{Code: errcode.ScriptError, Msg: msg + stackPos(o)}
+		e := &tabs.Error{Code: errcode.ScriptError, Msg: msg + stackPos(o)}
+		if name == "ReferenceError" && pageGlobal(msg) {
+			e.Hint = "A run's code runs in tabpilot, not in the page: read the page in tab.evaluate(() => …), e.g. tab.evaluate(() => navigator.userAgent)."
+		}
+		return e
 	}
 	return &tabs.Error{Code: errcode.ScriptError, Msg: "the script threw " + v.String()}
+}
+
+// pageGlobal reports whether a ReferenceError's message names a global of
+// the page (document, window, navigator, location, localStorage, …), which
+// a run's code cannot reach but through tab.evaluate.
+func pageGlobal(msg string) bool {
+	for _, g := range []string{"document", "window", "navigator", "location", "localStorage", "sessionStorage", "innerWidth", "innerHeight", "screen", "history", "fetch"} {
+		if strings.Contains(msg, g+" is not defined") {
+			return true
+		}
+	}
+	return false
 }

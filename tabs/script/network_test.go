@@ -2,6 +2,7 @@ package script_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -230,5 +231,21 @@ display([w0, w1, (await tab.routes())[0].hits].join(' '));
 	}
 	if n := got("/dot.png"); n != 1 {
 		t.Errorf("the server got /dot.png %d times, want 1 (before the route)", n)
+	}
+}
+
+// TestPageGlobalHint: a run that reaches for a page global is told where
+// the page is (the trial's `run -e 'return navigator.userAgent'`).
+func TestPageGlobalHint(t *testing.T) {
+	base, _ := netServer(t)
+	name := openAt(t, base+"/missing", tabs.OpenOptions{})
+	_, err := run(t, name, `return navigator.userAgent + " " + innerWidth`, 5*time.Second)
+	var h errcode.Hinter
+	if errcode.Of(err) != errcode.ScriptError || !errors.As(err, &h) || !strings.Contains(h.ErrorHint(), "tab.evaluate(() =>") {
+		t.Errorf("run with navigator: %v, want script_error with a hint naming tab.evaluate", err)
+	}
+	_, err = run(t, name, `return notAPageThing`, 5*time.Second)
+	if errors.As(err, &h) && h.ErrorHint() != "" {
+		t.Errorf("an unknown name that is no page global got the page hint: %q", h.ErrorHint())
 	}
 }
