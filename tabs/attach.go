@@ -58,6 +58,9 @@ func (t *Tab) start(ctx context.Context, o *OpenOptions) error {
 	if err := t.Attach(ctx, tctx, false); err != nil {
 		return err
 	}
+	if err := t.installGuard(ctx); err != nil {
+		return err
+	}
 	tHooks := time.Now()
 	if len(o.StorageState) > 0 {
 		if err := t.SetStorageState(ctx, o.StorageState); err != nil {

@@ -3,6 +3,7 @@ package tabs
 import (
 	"context"
 
+	"github.com/tabpilot/tabpilot/tabs/pagecore"
 	"github.com/tabpilot/tabpilot/tabs/route"
 )
 
@@ -21,6 +22,23 @@ func (t *Tab) router() *route.Router {
 		t.routes = route.New(t.Context(), s.log, func(f func()) { s.wg.Go(f) })
 	}
 	return t.routes
+}
+
+// installGuard, under a navigation policy (Options.Guard), makes the tab's
+// router vet every document request of its page before it is sent
+// (route.Router.SetGuard): a refused one is recorded on the page
+// (pagecore.Page.RecordBlocked), where the action that started it reports
+// it, and failed so that the page stays as it was.
+func (t *Tab) installGuard(ctx context.Context) error {
+	g := t.sup.opts.Guard
+	if g == nil {
+		return nil
+	}
+	err := t.router().SetGuard(ctx, &route.Guard{Check: g.CheckURL, Blocked: t.RecordBlocked})
+	if err != nil {
+		return pagecore.CDPErr("install the navigation guard", err)
+	}
+	return nil
 }
 
 // Route routes the requests of the tab's page that pattern (a URL glob of

@@ -3,6 +3,7 @@ package tabs
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	cdpbrowser "github.com/chromedp/cdproto/browser"
@@ -87,8 +88,37 @@ func (s *Supervisor) adoptPopup(opener *Tab, info *target.Info) {
 	} else if u, _ := p.CachedURLTitle(); u != "" {
 		pop.URL = u
 	}
+	if err == nil && s.opts.Guard != nil {
+		s.vetPopup(ctx, opener, p, info, &pop)
+	}
 	p.release()
 	rec = &pop
+}
+
+// vetPopup closes a popup whose page the navigation policy refuses (the
+// proxy refused its request: it shows the guard's refusal) and reports it
+// to its opener, as a Popup with Blocked set and a Blocked record on the
+// opener's page. The page is p's URL, or the URL it was opened with.
+func (s *Supervisor) vetPopup(ctx context.Context, opener, p *Tab, info *target.Info, pop *Popup) {
+	u := pop.URL
+	if strings.HasPrefix(u, "chrome-error:") || u == "" {
+		u = info.URL
+	}
+	berr := s.opts.Guard.CheckURL(ctx, u)
+	if berr == nil {
+		return
+	}
+	pop.URL = u
+	pop.Blocked = pagecore.BlockedReason(u, berr)
+	opener.RecordBlockedPopup(u, berr)
+	s.log.Info("popup blocked", "tab", pop.Name, "opener", opener.Name(), "url", u, "err", berr)
+	s.mu.Lock()
+	if s.tabs[pop.Name] == p {
+		delete(s.tabs, pop.Name)
+	}
+	s.mu.Unlock()
+	p.kill("the navigation policy refused the popup's page")
+	s.dispose(p)
 }
 
 // startPopup attaches the tab to an existing page target and installs
@@ -111,6 +141,9 @@ func (t *Tab) startPopup(ctx context.Context, opener *Tab, id target.ID) error {
 	}
 	t.cancel = cancel
 	if err := t.Attach(ctx, tctx, true); err != nil {
+		return err
+	}
+	if err := t.installGuard(ctx); err != nil {
 		return err
 	}
 	if t.key.Kind == browser.Headless && !t.sup.opts.NoStealth {

@@ -99,8 +99,15 @@ func (s *Service) Act(ctx context.Context, method string, r *api.ActRequest) *ap
 			text += "; " + res.Note
 			details["note"] = res.Note
 		}
+		if len(res.Blocked) > 0 {
+			details["blocked"] = res.Blocked
+		}
 	}
 	for _, p := range pops {
+		if p.Blocked != "" {
+			text += fmt.Sprintf("; the popup it opened, to %s, was blocked (%s) and closed", p.URL, p.Blocked)
+			continue
+		}
 		if p.Error != "" {
 			text += fmt.Sprintf("; it opened a new tab that could not be attached (%s)", p.Error)
 			continue

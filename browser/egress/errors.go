@@ -35,6 +35,9 @@ const (
 	ReasonNumericForm Reason = "numeric-form" // 2130706433, 0x7f.1, 0177.0.0.1, 127.1
 	ReasonLocalName   Reason = "local-name"   // localhost and *.localhost
 	ReasonInvalid     Reason = "invalid"      // an unparsable URL or host
+
+	ReasonBlockedOrigin Reason = "blocked-origin" // an origin --block-origin names
+	ReasonNotAllowed    Reason = "not-allowed"    // an origin outside the allow list (--allow-origin)
 )
 
 var reasonText = map[Reason]string{
@@ -53,6 +56,8 @@ var reasonText = map[Reason]string{
 	ReasonNumericForm:   "numeric host form that resolvers read as an IPv4 address",
 	ReasonLocalName:     "local host name",
 	ReasonInvalid:       "invalid URL or host",
+	ReasonBlockedOrigin: "origin blocked by --block-origin",
+	ReasonNotAllowed:    "origin not in the allow list (--allow-origin)",
 }
 
 // Text is a short human description of r, e.g. "private address (RFC 1918
@@ -109,7 +114,11 @@ func (e *BlockedError) ErrorHint() string {
 	case ReasonScheme:
 		return "Only http, https and about:blank pages may be opened under the public-only egress policy."
 	case ReasonPort:
-		return "Only the allowed ports (80 and 443 by default) are reachable under the public-only egress policy."
+		return "Only the allowed ports (80 and 443 by default) are reachable under the public-only egress policy; --allow-origin http://HOST:PORT allows one more."
+	case ReasonBlockedOrigin:
+		return "The navigation policy blocks this origin (--block-origin); the tab stays on the page it was on."
+	case ReasonNotAllowed:
+		return "The navigation policy allows only the origins of --allow-origin (pages and frames) and --allow-subresource-origin (scripts, styles, fonts, fetches); the tab stays on the page it was on."
 	}
 	return "The public-only egress policy refuses private, loopback and other non-public destinations; use a public address."
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"golang.org/x/net/idna"
@@ -63,49 +64,61 @@ func (p Policy) CheckURL(raw string) error {
 // It does not resolve names nor check ports: the Proxy does both for every
 // request (Proxy.CheckURL does them up front for a friendlier error).
 func CheckURL(raw string) error {
-	_, err := checkURL(raw)
-	return err
+	_, host, _, err := parseNavURL(raw)
+	if err != nil || host == "" {
+		return err
+	}
+	if be := checkHost(raw, host); be != nil {
+		return be
+	}
+	return nil
 }
 
-// checkURL returns the URL's host (ASCII, no brackets) for http(s) URLs,
-// "" for about:blank.
-func checkURL(raw string) (host string, err error) {
+// parseNavURL applies the URL rules of CheckURL but for the host rules,
+// and returns the URL's scheme (http or https), host (ASCII, no brackets)
+// and port (explicit or the scheme's default); host "" for about:blank.
+func parseNavURL(raw string) (scheme, host string, port int, err error) {
 	for i := 0; i < len(raw); i++ {
 		if c := raw[i]; c <= ' ' || c == 0x7f || c == '\\' {
-			return "", blocked(raw, "", netip.Addr{}, ReasonInvalid, "a space, control character or backslash in the URL")
+			return "", "", 0, blocked(raw, "", netip.Addr{}, ReasonInvalid, "a space, control character or backslash in the URL")
 		}
 	}
 	u, perr := url.Parse(raw)
 	if perr != nil {
-		return "", blocked(raw, "", netip.Addr{}, ReasonInvalid, perr.Error())
+		return "", "", 0, blocked(raw, "", netip.Addr{}, ReasonInvalid, perr.Error())
 	}
-	switch scheme := strings.ToLower(u.Scheme); scheme {
+	switch scheme = strings.ToLower(u.Scheme); scheme {
 	case "http", "https":
 	case "about":
 		if strings.EqualFold(u.Opaque, "blank") && u.RawQuery == "" {
-			return "", nil
+			return "", "", 0, nil
 		}
-		return "", blocked(raw, "", netip.Addr{}, ReasonScheme, "only about:blank")
+		return "", "", 0, blocked(raw, "", netip.Addr{}, ReasonScheme, "only about:blank")
 	case "":
-		return "", blocked(raw, "", netip.Addr{}, ReasonInvalid, "not an absolute URL")
+		return "", "", 0, blocked(raw, "", netip.Addr{}, ReasonInvalid, "not an absolute URL")
 	default:
-		return "", blocked(raw, "", netip.Addr{}, ReasonScheme, scheme+":")
+		return "", "", 0, blocked(raw, "", netip.Addr{}, ReasonScheme, scheme+":")
 	}
 	h := u.Hostname()
 	if h == "" {
-		return "", blocked(raw, "", netip.Addr{}, ReasonInvalid, "no host")
+		return "", "", 0, blocked(raw, "", netip.Addr{}, ReasonInvalid, "no host")
 	}
 	if strings.IndexByte(h, ':') < 0 && !isASCII(h) {
 		a, ierr := idna.Lookup.ToASCII(h)
 		if ierr != nil {
-			return "", blocked(raw, h, netip.Addr{}, ReasonInvalid, ierr.Error())
+			return "", "", 0, blocked(raw, h, netip.Addr{}, ReasonInvalid, ierr.Error())
 		}
 		h = a
 	}
-	if err := checkHost(raw, h); err != nil {
-		return "", err
+	port = defaultPort(scheme)
+	if ps := u.Port(); ps != "" {
+		n, aerr := strconv.Atoi(ps)
+		if aerr != nil || n < 1 || n > 65535 {
+			return "", "", 0, blocked(raw, h, netip.Addr{}, ReasonInvalid, "bad port "+ps)
+		}
+		port = n
 	}
-	return h, nil
+	return scheme, h, port, nil
 }
 
 // checkHost applies the host rules of CheckURL to an ASCII host.

@@ -10,7 +10,7 @@ import (
 	"net/http/httputil"
 	"net/netip"
 	"net/url"
-	"strings"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -36,8 +36,15 @@ type Options struct {
 	// Dialer dials vetted addresses; nil means a net.Dialer. A test seam:
 	// send vetted addresses to a local test server.
 	Dialer Dialer
+	// Policy is the address policy: PublicOnly ("" too) refuses
+	// non-public addresses and ports outside AllowedPorts; Any checks
+	// only Rules.
+	Policy Policy
+	// Rules are the origin rules (--allow-origin, --block-origin,
+	// --allow-subresource-origin), applied before the policy; see Rules.
+	Rules Rules
 	// AllowedPorts are the destination ports allowed; empty means 80 and
-	// 443.
+	// 443. An origin that Rules allow may use any port.
 	AllowedPorts []int
 	// MaxConns bounds the client connections open at once (Chromium keeps
 	// at most 32 per proxy); past it a new connection is answered 503 and
@@ -152,6 +159,9 @@ func New(o *Options) *Proxy {
 	if err != nil || !ap.Addr().IsLoopback() {
 		panic(fmt.Sprintf("egress.New: Addr %q is not a loopback ip:port", p.opts.Addr))
 	}
+	if p.opts.Policy == "" {
+		p.opts.Policy = PublicOnly
+	}
 	if p.opts.Resolver == nil {
 		p.opts.Resolver = net.DefaultResolver.LookupNetIP
 	}
@@ -188,7 +198,7 @@ func New(o *Options) *Proxy {
 		Proxy: nil, // never an environment proxy
 		DialContext: func(ctx context.Context, _, addr string) (net.Conn, error) {
 			kind, _ := ctx.Value(kindKey{}).(string)
-			return p.dial(ctx, kind, addr)
+			return p.dial(ctx, kind, "http", addr)
 		},
 		// One upstream connection per request: each request is resolved
 		// and vetted anew, so a pooled connection never outlives a
@@ -332,10 +342,12 @@ func (p *Proxy) LastRefusal(host string) (Refusal, bool) {
 
 // RefusalFor explains a navigation to rawURL that failed at the proxy
 // (net::ERR_TUNNEL_CONNECTION_FAILED for https, or a 403 response with
-// the header X-Tabpilot-Egress for http): among the refusals with Seq >
-// since (take since from Stats().Refused before navigating), the latest of
-// the URL's host, else the latest of any host (the target of a redirect).
-// Best effort: refusals are not attributed to tabs.
+// the header X-Tabpilot-Egress for http): the latest refusal of the URL's
+// host with Seq > since (take since from Stats().Refused before
+// navigating). Refusals are not attributed to tabs, and the browser's own
+// background requests are refused too, so a refusal of another host is
+// never taken for the navigation's; the tab vets a navigation's redirects
+// itself (Proxy.CheckURL on each document request).
 func (p *Proxy) RefusalFor(rawURL string, since uint64) (Refusal, bool) {
 	host := ""
 	if u, err := url.Parse(rawURL); err == nil {
@@ -343,7 +355,6 @@ func (p *Proxy) RefusalFor(rawURL string, since uint64) (Refusal, bool) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	var any *Refusal
 	for i := len(p.stats.Recent) - 1; i >= 0; i-- {
 		r := &p.stats.Recent[i]
 		if r.Seq <= since {
@@ -352,12 +363,6 @@ func (p *Proxy) RefusalFor(rawURL string, since uint64) (Refusal, bool) {
 		if normHost(r.Host) == host {
 			return *r, true
 		}
-		if any == nil {
-			any = r
-		}
-	}
-	if any != nil {
-		return *any, true
 	}
 	return Refusal{}, false
 }
@@ -367,32 +372,34 @@ func (r Refusal) Err(dest string) *BlockedError {
 	return &BlockedError{Dest: dest, Host: r.Host, Addr: r.Addr, Reason: r.Reason, Detail: r.Detail}
 }
 
-// CheckURL checks a top-level navigation up front the way the proxy will
-// check its request: CheckURL, then the port against AllowedPorts, then
-// the name's addresses (resolved now) against CheckAddr. It returns a
-// *BlockedError for a refusal, another error when the name does not
-// resolve, and nil for about:blank. The proxy checks the request again, so
-// an answer that changes in between is still refused.
+// CheckURL checks a document (a top-level page or a frame) before the
+// browser requests it, the way the proxy will check the request, with the
+// document rule on top: the URL rules of CheckURL but for the host (only
+// http, https and about:blank; no URL that a browser and Go may read
+// differently), then vet: the origin rules, with origins that only
+// --allow-subresource-origin allows refused; the host rules; the name's
+// addresses, resolved now; the port. It returns a *BlockedError for a
+// refusal, another error when the name does not resolve, and nil for
+// about:blank. The proxy checks the request again, so an answer that
+// changes in between is still refused.
 func (p *Proxy) CheckURL(ctx context.Context, raw string) error {
-	host, err := checkURL(raw)
+	scheme, host, port, err := parseNavURL(raw)
 	if err != nil || host == "" {
 		return err
 	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		return blocked(raw, host, netip.Addr{}, ReasonInvalid, err.Error())
-	}
-	port := u.Port()
-	if port == "" {
-		port = map[string]string{"http": "80", "https": "443"}[strings.ToLower(u.Scheme)]
-	}
-	_, _, err = p.vet(ctx, net.JoinHostPort(host, port))
+	_, _, err = p.vet(ctx, scheme, net.JoinHostPort(host, strconv.Itoa(port)), true)
 	var be *BlockedError
 	if errors.As(err, &be) {
 		be.Dest = raw
 	}
 	return err
 }
+
+// Rules returns the proxy's origin rules.
+func (p *Proxy) Rules() Rules { return p.opts.Rules }
+
+// Policy returns the proxy's address policy.
+func (p *Proxy) Policy() Policy { return p.opts.Policy }
 
 // LaunchFlags returns the Chromium flags that send all of a browser's
 // traffic through the proxy at addr (Start's result) and close the side

@@ -53,7 +53,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // serveConnect opens a tunnel to a vetted address of r.Host.
 func (p *Proxy) serveConnect(w http.ResponseWriter, r *http.Request) {
-	up, err := p.dial(r.Context(), "connect", r.Host)
+	up, err := p.dial(r.Context(), "connect", "", r.Host)
 	if err != nil {
 		p.writeError(w, r, err)
 		return
@@ -80,10 +80,11 @@ func (p *Proxy) serveConnect(w http.ResponseWriter, r *http.Request) {
 	splice(cc, mc)
 }
 
-// dial vets hostport and dials the vetted addresses in turn. The returned
-// conn is a *meteredConn.
-func (p *Proxy) dial(ctx context.Context, kind, hostport string) (net.Conn, error) {
-	addrs, port, err := p.vet(ctx, hostport)
+// dial vets hostport, of a request of scheme ("http", or "" for a CONNECT
+// tunnel), and dials the vetted addresses in turn. The returned conn is a
+// *meteredConn.
+func (p *Proxy) dial(ctx context.Context, kind, scheme, hostport string) (net.Conn, error) {
+	addrs, port, err := p.vet(ctx, scheme, hostport, false)
 	if err != nil {
 		var be *BlockedError
 		if errors.As(err, &be) {
@@ -120,10 +121,16 @@ func (p *Proxy) dial(ctx context.Context, kind, hostport string) (net.Conn, erro
 	return nil, err
 }
 
-// vet applies the policy to hostport and returns the addresses to dial:
-// the port must be allowed, the host must pass the host rules of
-// CheckURL, and every address a name resolves to must pass CheckAddr.
-func (p *Proxy) vet(ctx context.Context, hostport string) ([]netip.Addr, int, error) {
+// vet applies the rules and the policy to hostport, of a request of
+// scheme ("http", "https", or "" for a CONNECT tunnel; document for a page
+// or a frame, checked before it is requested), and returns the addresses
+// to dial. In order (Rules): a host that does not parse is refused; then
+// the origin rules; for an origin they do not decide, under PublicOnly,
+// the host rules of CheckURL; then the addresses a name resolves to (each
+// must pass CheckAddr under PublicOnly, unless an allowed pattern allows
+// it); last, for an undecided origin, the port. The address is checked
+// before the port, so a refusal names the address when both would refuse.
+func (p *Proxy) vet(ctx context.Context, scheme, hostport string, document bool) ([]netip.Addr, int, error) {
 	host, ps, err := net.SplitHostPort(hostport)
 	if err != nil {
 		return nil, 0, blocked(hostport, hostport, netip.Addr{}, ReasonInvalid, "want host:port")
@@ -132,33 +139,76 @@ func (p *Proxy) vet(ctx context.Context, hostport string) ([]netip.Addr, int, er
 	if err != nil || port < 1 || port > 65535 {
 		return nil, 0, blocked(hostport, host, netip.Addr{}, ReasonInvalid, "bad port "+ps)
 	}
-	if !p.ports[port] {
-		return nil, port, blocked(hostport, host, netip.Addr{}, ReasonPort, fmt.Sprintf("%d (allowed: %v)", port, p.opts.AllowedPorts))
+	addr, numeric, perr := ParseHost(host)
+	if perr != nil {
+		return nil, port, blocked(hostport, host, netip.Addr{}, ReasonInvalid, perr.Error())
 	}
-	if be := checkHost(hostport, host); be != nil {
+	v, match, be := p.opts.Rules.decide(hostport, scheme, host, port, document)
+	if be != nil {
 		return nil, port, be
 	}
-	addr, numeric, _ := ParseHost(host)
+	guarded := p.opts.Policy != Any
+	if guarded {
+		if v == undecided {
+			if be := checkHost(hostport, host); be != nil {
+				return nil, port, be
+			}
+		} else if numeric && addr.Is4() && addr.String() != host {
+			return nil, port, blocked(hostport, host, addr, ReasonNumericForm, "")
+		}
+	}
 	if numeric {
+		if guarded {
+			if be := p.vetAddr(hostport, scheme, host, addr, port, v, match); be != nil {
+				return nil, port, be
+			}
+		}
+		if be := p.vetPort(hostport, host, port, v, guarded); be != nil {
+			return nil, port, be
+		}
 		return []netip.Addr{addr.WithZone("").Unmap()}, port, nil
+	}
+	// A name is not resolved for a port that is refused anyway.
+	if be := p.vetPort(hostport, host, port, v, guarded); be != nil {
+		return nil, port, be
 	}
 	rctx, cancel := context.WithTimeout(ctx, p.opts.DialTimeout)
 	defer cancel()
-	addrs, err := p.opts.Resolver(rctx, "ip", host)
+	got, err := p.opts.Resolver(rctx, "ip", host)
 	if err != nil {
 		return nil, port, fmt.Errorf("egress proxy: resolve %s: %w", host, err)
 	}
-	if len(addrs) == 0 {
+	if len(got) == 0 {
 		return nil, port, fmt.Errorf("egress proxy: resolve %s: no addresses", host)
 	}
-	out := make([]netip.Addr, 0, len(addrs))
-	for _, a := range addrs {
-		if r, bad := addrReason(a); bad {
-			return nil, port, blocked(hostport, host, a, r, "")
+	addrs := make([]netip.Addr, 0, len(got))
+	for _, a := range got {
+		if guarded {
+			if be := p.vetAddr(hostport, scheme, host, a, port, v, match); be != nil {
+				return nil, port, be
+			}
 		}
-		out = append(out, a.WithZone("").Unmap())
+		addrs = append(addrs, a.WithZone("").Unmap())
 	}
-	return out, port, nil
+	return addrs, port, nil
+}
+
+// vetAddr refuses an address that fails CheckAddr, unless the origin is
+// allowed and a pattern allows the address too (Rules.addrAllowed).
+func (p *Proxy) vetAddr(hostport, scheme, host string, a netip.Addr, port int, v verdict, match *OriginPattern) *BlockedError {
+	if r, bad := addrReason(a); bad && (v != allowed || !p.opts.Rules.addrAllowed(match, scheme, a, port)) {
+		return blocked(hostport, host, a, r, "")
+	}
+	return nil
+}
+
+// vetPort refuses a port outside AllowedPorts for an origin the rules did
+// not decide.
+func (p *Proxy) vetPort(hostport, host string, port int, v verdict, guarded bool) *BlockedError {
+	if guarded && v == undecided && !p.ports[port] {
+		return blocked(hostport, host, netip.Addr{}, ReasonPort, fmt.Sprintf("%d (allowed: %v)", port, p.opts.AllowedPorts))
+	}
+	return nil
 }
 
 // refuse records and logs a refusal and returns be.

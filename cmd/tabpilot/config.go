@@ -27,6 +27,9 @@ const (
 	envIdleTimeout   = "TABPILOT_IDLE_TIMEOUT"
 	envLogLevel      = "TABPILOT_LOG_LEVEL"
 	envEgress        = "TABPILOT_EGRESS"
+	envAllowOrigins  = "TABPILOT_ALLOW_ORIGINS"
+	envAllowSub      = "TABPILOT_ALLOW_SUBRESOURCE_ORIGINS"
+	envBlockOrigins  = "TABPILOT_BLOCK_ORIGINS"
 	envAudit         = "TABPILOT_AUDIT"
 	envRuntimeDir    = "XDG_RUNTIME_DIR"
 )
@@ -48,6 +51,9 @@ type config struct {
 	idleTimeout   time.Duration
 	logLevel      slog.Level
 	egress        string // any (default) or public-only
+	allowOrigins  []string
+	allowSub      []string // subresource origins
+	blockOrigins  []string
 	audit         string // the audit log file, or ""
 }
 
@@ -91,6 +97,12 @@ func configFromEnv(getenv func(string) string) (config, error) {
 	if _, err := egress.ParsePolicy(c.egress); err != nil {
 		return c, usagef("%s: %v", envEgress, err)
 	}
+	c.allowOrigins = splitList(getenv(envAllowOrigins))
+	c.allowSub = splitList(getenv(envAllowSub))
+	c.blockOrigins = splitList(getenv(envBlockOrigins))
+	if _, err := c.rules(); err != nil {
+		return c, usagef("%s, %s or %s: %v", envAllowOrigins, envAllowSub, envBlockOrigins, err)
+	}
 	c.audit = getenv(envAudit)
 	if v := getenv(envLogLevel); v != "" {
 		if err := c.logLevel.UnmarshalText([]byte(v)); err != nil {
@@ -98,6 +110,16 @@ func configFromEnv(getenv func(string) string) (config, error) {
 		}
 	}
 	return c, nil
+}
+
+// splitList splits a comma- or space-separated list.
+func splitList(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' })
+}
+
+// rules parses the origin patterns.
+func (c *config) rules() (egress.Rules, error) {
+	return egress.ParseRules(c.allowOrigins, c.allowSub, c.blockOrigins)
 }
 
 func envBool(getenv func(string) string, name string) (bool, error) {
@@ -190,6 +212,9 @@ func (c *config) addFlags(fs *flag.FlagSet) {
 	fs.Var(durationValue{&c.maxTimeout}, "max-timeout", "the largest timeout a request may ask for, seconds or a `duration` (default 30s) ["+envMaxTimeout+"]")
 	fs.Var(durationValue{&c.idleTimeout}, "idle-timeout", "the daemon exits after this idle `duration`; 0 never (default 15m) ["+envIdleTimeout+"]")
 	fs.StringVar(&c.egress, "egress", c.egress, "the egress `policy`: any (default) or public-only, which sends the browser's traffic through a guard that refuses loopback, private and link-local destinations ["+envEgress+"]")
+	fs.Var(&listValue{list: &c.allowOrigins}, "allow-origin", "an origin `pattern` ([scheme://]host[:port], *.host, port * for any) the browser may load pages, frames, popups and subresources from; repeat it for more. With any given, every other origin is refused; a loopback or private origin given here is allowed (replaces "+envAllowOrigins+", comma-separated)")
+	fs.Var(&listValue{list: &c.allowSub}, "allow-subresource-origin", "an origin `pattern` allowed for subresources only (scripts, styles, fonts, images, fetches, WebSockets), not as a page or frame; repeatable (replaces "+envAllowSub+")")
+	fs.Var(&listValue{list: &c.blockOrigins}, "block-origin", "an origin `pattern` the browser may never load from, whatever else allows it; repeatable (replaces "+envBlockOrigins+")")
 	fs.StringVar(&c.audit, "audit", c.audit, "append a JSON line before and after every action that can change a page to `file` (0600) ["+envAudit+"]")
 	fs.Var(levelValue{&c.logLevel}, "log-level", "the log `level`: debug, info, warn or error ["+envLogLevel+"]")
 }
@@ -217,6 +242,14 @@ func (c *config) daemonArgs() []string {
 	if c.egress != "" {
 		a = append(a, "--egress="+c.egress)
 	}
+	for _, l := range []struct {
+		flag string
+		list []string
+	}{{"--allow-origin=", c.allowOrigins}, {"--allow-subresource-origin=", c.allowSub}, {"--block-origin=", c.blockOrigins}} {
+		for _, v := range l.list {
+			a = append(a, l.flag+v)
+		}
+	}
 	if c.audit != "" {
 		a = append(a, "--audit="+c.audit)
 	}
@@ -228,6 +261,9 @@ func (c *config) daemonArgs() []string {
 func (c *config) finish() error {
 	if _, err := egress.ParsePolicy(c.egress); err != nil {
 		return usagef("--egress: %v", err)
+	}
+	if _, err := c.rules(); err != nil {
+		return usagef("%v", err)
 	}
 	if c.audit != "" {
 		abs, err := filepath.Abs(c.audit)

@@ -57,13 +57,20 @@ func (c *config) startService(ctx context.Context, log *slog.Logger, stateDir st
 		opts.DownloadDir = strings.TrimSuffix(stateDir, ".browsers") + ".downloads"
 	}
 	var proxy *egress.Proxy
-	if p, _ := egress.ParsePolicy(c.egress); p.Guarded() {
-		proxy = egress.New(&egress.Options{Logger: log.With("src", "egress")})
+	policy, _ := egress.ParsePolicy(c.egress)
+	rules, err := c.rules()
+	if err != nil {
+		return nil, nil, err
+	}
+	if policy.Guarded() || !rules.Empty() {
+		// The guard proxy enforces the origin rules too, so any rule
+		// starts it, under either policy.
+		proxy = egress.New(&egress.Options{Policy: policy, Rules: rules, Logger: log.With("src", "egress")})
 		if _, err := proxy.Start(ctx); err != nil {
 			return nil, nil, fmt.Errorf("start the egress proxy: %w", err)
 		}
 		opts.Egress = proxy
-		log.Info("egress policy public-only", "proxy", proxy.Addr())
+		log.Info("egress guard", "policy", string(policy), "allow", len(rules.Allow), "allow_subresource", len(rules.AllowSubresource), "block", len(rules.Block), "proxy", proxy.Addr())
 	}
 	if c.audit != "" {
 		a, err := service.OpenAudit(c.audit)

@@ -31,6 +31,10 @@ type ActionResult struct {
 	// Note tells what the page did that the caller may not expect, such
 	// as reformatting the text a fill put in.
 	Note string `json:"note,omitempty"`
+	// Blocked lists the navigations the action started that the
+	// navigation policy refused (the tab stayed on its page; Note says
+	// so too).
+	Blocked []pagecore.Blocked `json:"blocked,omitempty"`
 }
 
 // Scroll scrolls by (dx, dy) CSS pixels with a mouse wheel event at the

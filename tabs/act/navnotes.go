@@ -14,6 +14,7 @@ import (
 // answers, which the caller should know before its next call hangs.
 func (t *Actor) noteNavigation(ctx context.Context, m pagecore.NavMark, res *ActionResult) {
 	res.Navigated = t.Navigated(ctx, m)
+	defer t.noteBlocked(m, res)
 	if res.Navigated {
 		t.settleNavigation(ctx, res)
 		return
@@ -76,4 +77,18 @@ func (t *Actor) notePending(res *ActionResult) {
 		}
 		res.Note = note
 	}
+}
+
+// noteBlocked puts in res the navigations since m that the policy refused.
+func (t *Actor) noteBlocked(m pagecore.NavMark, res *ActionResult) {
+	bs := t.BlockedSince(m)
+	if len(bs) == 0 {
+		return
+	}
+	res.Blocked = bs
+	note := pagecore.BlockedNote(bs)
+	if res.Note != "" {
+		note = res.Note + "; " + note
+	}
+	res.Note = note
 }

@@ -86,8 +86,14 @@ func (t *Page) Navigate(ctx context.Context, rawURL, waitUntil string) (*NavResu
 	if err := g.CheckURL(ctx, rawURL); err != nil {
 		return nil, err
 	}
-	mark := g.Mark()
+	mark, pm := g.Mark(), t.Mark()
 	res, err := t.navigateRaw(ctx, rawURL, waitUntil)
+	for _, b := range t.BlockedSince(pm) {
+		if !b.Frame && !b.Popup {
+			// A redirect the guard refused: the page stayed as it was.
+			return nil, b.Err()
+		}
+	}
 	if rerr := g.Refused(rawURL, mark); rerr != nil {
 		return nil, rerr
 	}
@@ -242,8 +248,8 @@ func (t *Page) PendingNavigation() string {
 // reply came after the events the renderer sent before it, and navigated
 // needs no barrier of its own.
 type NavMark struct {
-	Seq, Req, Route int
-	Ordered         bool
+	Seq, Req, Route, Blocked int
+	Ordered                  bool
 }
 
 // Mark records where the page's navigations stand, before an action, for
@@ -251,7 +257,7 @@ type NavMark struct {
 func (t *Page) Mark() NavMark {
 	t.evMu.Lock()
 	defer t.evMu.Unlock()
-	return NavMark{Seq: t.navSeq, Req: t.navReq, Route: t.routeSeq}
+	return NavMark{Seq: t.navSeq, Req: t.navReq, Route: t.routeSeq, Blocked: t.blockedSeq}
 }
 
 // HeldByNavigation returns a context of ctx that ends navCommitWait after

@@ -25,6 +25,9 @@ type Popup struct {
 	// Error says why the popup could not be attached; the tab is then not
 	// listed.
 	Error string `json:"error,omitempty"`
+	// Blocked says why the navigation policy refused the popup's page;
+	// the popup was then closed and is not a tab.
+	Blocked string `json:"blocked,omitempty"`
 
 	TargetID target.ID `json:"-"`
 }

@@ -14,6 +14,14 @@
 // page live until they are removed or the page goes; the last removal
 // disables the domain.
 //
+// A router also holds the page's navigation guard, when a navigation
+// policy is set (SetGuard): every document request (a top-level page or a
+// frame, redirects included) is paused and vetted before it is sent; a
+// refused one is failed (net::ERR_ABORTED for the top frame, so the page
+// stays as it was and no error page commits; net::ERR_BLOCKED_BY_CLIENT
+// for a frame) and reported to the owner. Both share the one Fetch.enable
+// a session has.
+//
 // It must not know of tabs or observations; it acts on one CDP session
 // (the page target's: requests of out-of-process iframes, made in their
 // own sessions, are not routed) and takes its goroutines from its owner.
@@ -200,6 +208,7 @@ type Router struct {
 
 	mu        sync.Mutex
 	routes    []*route
+	guard     *Guard
 	listening bool
 	q         chan *fetch.EventRequestPaused
 }
@@ -208,6 +217,45 @@ type Router struct {
 // goFn runs a function on a goroutine its owner waits for.
 func New(ctx context.Context, log *slog.Logger, goFn func(func())) *Router {
 	return &Router{ctx: ctx, sess: chromedp.FromContext(ctx).Target, log: log, goFn: goFn}
+}
+
+// Guard vets a page's document requests; see SetGuard.
+type Guard struct {
+	// Check returns an error for a document URL the policy refuses.
+	Check func(ctx context.Context, url string) error
+	// Blocked is told of each refused document request before it is
+	// failed (so before the page's events of its end): its URL, whether
+	// it was the top frame's, and Check's error.
+	Blocked func(url string, top bool, err error)
+}
+
+// SetGuard installs g as the page's navigation guard (nil removes it) and
+// enables the Fetch domain for document requests (resource type
+// Document, request stage) besides the routes' patterns. Call it before
+// the page's first navigation to vet that one too.
+func (r *Router) SetGuard(ctx context.Context, g *Guard) error {
+	r.mu.Lock()
+	if err := r.listenLocked(); err != nil {
+		r.mu.Unlock()
+		return err
+	}
+	r.guard = g
+	r.mu.Unlock()
+	return r.enable(ctx)
+}
+
+// listenLocked starts serving paused requests, once; r.mu is held.
+func (r *Router) listenLocked() error {
+	if r.listening {
+		return nil
+	}
+	r.q = make(chan *fetch.EventRequestPaused, 1024)
+	if err := chromedp.Listen(r.ctx, r.onEvent); err != nil {
+		return fmt.Errorf("listen for paused requests: %w", err)
+	}
+	r.listening = true
+	r.goFn(r.serve)
+	return nil
 }
 
 // Add adds a route (after those there; the last added that matches wins,
@@ -220,14 +268,9 @@ func (r *Router) Add(ctx context.Context, pattern, base string, s Spec) error {
 		return err
 	}
 	r.mu.Lock()
-	if !r.listening {
-		r.q = make(chan *fetch.EventRequestPaused, 1024)
-		if err := chromedp.Listen(r.ctx, r.onEvent); err != nil {
-			r.mu.Unlock()
-			return fmt.Errorf("listen for paused requests: %w", err)
-		}
-		r.listening = true
-		r.goFn(r.serve)
+	if err := r.listenLocked(); err != nil {
+		r.mu.Unlock()
+		return err
 	}
 	r.routes = slices.DeleteFunc(r.routes, func(x *route) bool { return x.pattern == pattern })
 	r.routes = append(r.routes, rt)
@@ -261,8 +304,9 @@ func (r *Router) List() []Info {
 	return out
 }
 
-// enable sets the Fetch domain's patterns to the routes' (Fetch.enable),
-// or disables it (Fetch.disable) when there are none. While routes exist
+// enable sets the Fetch domain's patterns to the routes' and, with a
+// guard, documents' (Fetch.enable), or disables it (Fetch.disable) when
+// there are none. While routes exist
 // the page's cache is off (Network.setCacheDisabled): a resource the
 // memory cache serves never reaches the Fetch domain, so a route would
 // silently miss what the page loaded before (Playwright does the same).
@@ -284,6 +328,10 @@ func (r *Router) enable(ctx context.Context) error {
 			}
 		}
 	}
+	routing := len(ps) > 0
+	if r.guard != nil {
+		ps = append(ps, &fetch.RequestPattern{URLPattern: "*", ResourceType: network.ResourceTypeDocument, RequestStage: fetch.RequestStageRequest})
+	}
 	r.mu.Unlock()
 	var err error
 	if len(ps) == 0 {
@@ -294,7 +342,7 @@ func (r *Router) enable(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("set the routes (Fetch.enable): %w", err)
 	}
-	if _, err := cdp.Call(ctx, r.sess, network.SetCacheDisabled, network.SetCacheDisabledParams{CacheDisabled: len(ps) > 0}); err != nil {
+	if _, err := cdp.Call(ctx, r.sess, network.SetCacheDisabled, network.SetCacheDisabledParams{CacheDisabled: routing}); err != nil {
 		return fmt.Errorf("turn the cache off while routing (Network.setCacheDisabled): %w", err)
 	}
 	return nil
@@ -337,6 +385,24 @@ func (r *Router) handle(e *fetch.EventRequestPaused) {
 	defer cancel()
 	var rt *route
 	var spec Spec
+	r.mu.Lock()
+	g := r.guard
+	r.mu.Unlock()
+	if g != nil && e.ResourceType == network.ResourceTypeDocument && e.Request != nil {
+		if cerr := g.Check(ctx, e.Request.URL); cerr != nil {
+			top := e.FrameID == cdp.FrameID(r.sess.TargetID)
+			g.Blocked(e.Request.URL, top, cerr)
+			// Aborted commits no error page: the top frame keeps its page.
+			reason := network.ErrorReasonAborted
+			if !top {
+				reason = network.ErrorReasonBlockedByClient
+			}
+			if _, err := cdp.Call(ctx, r.sess, fetch.FailRequest, fetch.FailRequestParams{RequestID: e.RequestID, ErrorReason: reason}); err != nil && r.ctx.Err() == nil {
+				r.log.Debug("fail a refused document request", "url", e.Request.URL, "err", err)
+			}
+			return
+		}
+	}
 	r.mu.Lock()
 	for i := len(r.routes) - 1; i >= 0; i-- {
 		x := r.routes[i]

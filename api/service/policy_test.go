@@ -1,0 +1,173 @@
+package service_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tabpilot/tabpilot/api"
+	"github.com/tabpilot/tabpilot/api/service"
+	"github.com/tabpilot/tabpilot/browser/egress"
+	"github.com/tabpilot/tabpilot/errcode"
+	"github.com/tabpilot/tabpilot/internal/testenv"
+)
+
+// listener is a test server on one loopback address that records the
+// paths it was asked for.
+type listener struct {
+	srv  *httptest.Server
+	mu   sync.Mutex
+	seen []string
+}
+
+func listen(t *testing.T, addr string, h func(l *listener, w http.ResponseWriter, r *http.Request)) *listener {
+	t.Helper()
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Fatalf("listen %s: %v", addr, err)
+	}
+	l := &listener{}
+	l.srv = &httptest.Server{Listener: ln, Config: &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		l.mu.Lock()
+		l.seen = append(l.seen, r.Method+" "+r.URL.Path)
+		l.mu.Unlock()
+		h(l, w, r)
+	})}}
+	l.srv.Start()
+	t.Cleanup(l.srv.Close)
+	return l
+}
+
+func (l *listener) got() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.seen...)
+}
+
+func (l *listener) origin() string { return l.srv.URL }
+
+// TestNavigationPolicy drives the origin rules end to end: an app on
+// 127.0.0.1 is allowed (a loopback origin the user named, under
+// public-only), a server on 127.0.0.2 is not, and a localhost server is
+// allowed for subresources only. Whatever starts a navigation to a refused
+// origin (goto, a link, a form post, a script, a redirect, window.open),
+// the listener behind it receives nothing, the result says the
+// navigation was blocked, and the tab stays on the page it was on.
+func TestNavigationPolicy(t *testing.T) {
+	other := listen(t, "127.0.0.2:0", func(_ *listener, w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>other</title>`)
+	})
+	cdn := listen(t, "127.0.0.1:0", func(_ *listener, w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "image/svg+xml")
+		fmt.Fprint(w, `<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>`)
+	})
+	cdnURL := strings.Replace(cdn.origin(), "127.0.0.1", "localhost", 1)
+	app := listen(t, "127.0.0.1:0", func(l *listener, w http.ResponseWriter, r *http.Request) {
+		o := other.origin()
+		switch r.URL.Path {
+		case "/redirect":
+			http.Redirect(w, r, o+"/from-redirect", http.StatusFound)
+		case "/next":
+			fmt.Fprint(w, `<!doctype html><title>next</title><p>next page</p>`)
+		default:
+			fmt.Fprintf(w, `<!doctype html><title>app</title>
+<a id=link href="%[1]s/from-link">Other site</a>
+<a id=local href="/next">Next</a>
+<a id=cdnlink href="%[2]s/page">CDN page</a>
+<form id=f method=post action="%[1]s/from-form"><input name=q value=x><button id=post>Post</button></form>
+<button id=script onclick="location.href='%[1]s/from-script'">Script</button>
+<button id=pop onclick="window.open('%[1]s/from-popup')">Popup</button>
+<a id=file href="file:///etc/hostname">File</a>
+<img id=img src="%[2]s/logo.svg">`, o, cdnURL)
+		}
+	})
+	rules, err := egress.ParseRules([]string{app.origin()}, []string{cdnURL}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := egress.New(&egress.Options{Rules: rules})
+	if _, err := p.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	svc := service.New(&service.Options{BrowserArgs: testenv.BrowserArgs, MaxTimeout: 60 * time.Second, Egress: p})
+	defer svc.Shutdown(context.Background())
+	ctx := context.Background()
+	tab := api.Common{Name: "pol"}
+	home := app.origin() + "/"
+
+	res := svc.Open(ctx, &api.OpenRequest{Common: tab, URL: home})
+	if res.IsError || res.Details["title"] != "app" {
+		t.Fatalf("open the allowed loopback app: %s", res.Text())
+	}
+	urlIs := func(step, want string) {
+		t.Helper()
+		r := svc.Run(ctx, &api.RunRequest{Common: tab, Code: `return await tab.evaluate(() => location.href)`})
+		if r.IsError || !strings.Contains(r.Text(), want) {
+			t.Errorf("%s: the tab is not on %s: %s", step, want, r.Text())
+		}
+	}
+
+	for _, c := range []struct{ id, dest string }{
+		{"link", "/from-link"}, {"post", "/from-form"}, {"script", "/from-script"},
+	} {
+		res = svc.Act(ctx, "click", &api.ActRequest{Common: tab, Target: api.Target("#" + c.id)})
+		if res.IsError || !strings.Contains(res.Text(), "was blocked") || !strings.Contains(res.Text(), other.origin()+c.dest) ||
+			!strings.Contains(res.Text(), "allow list") || res.Details["navigated"] == true || res.Details["blocked"] == nil {
+			t.Errorf("click #%s: %s %v", c.id, res.Text(), res.Details)
+		}
+		urlIs("click #"+c.id, home)
+	}
+
+	res = svc.Act(ctx, "click", &api.ActRequest{Common: tab, Target: api.Target("#pop")})
+	if res.IsError || !strings.Contains(res.Text(), "the popup it opened, to "+other.origin()+"/from-popup, was blocked") {
+		t.Errorf("click #pop: %s", res.Text())
+	}
+	if s := fmt.Sprint(svc.Tabs(ctx).Details["tabs"]); strings.Contains(s, "popup") {
+		t.Errorf("the blocked popup is still a tab: %s", s)
+	}
+
+	// A page of an origin allowed for subresources only: its image loads,
+	// its pages do not.
+	res = svc.Act(ctx, "click", &api.ActRequest{Common: tab, Target: api.Target("#cdnlink")})
+	if res.IsError || !strings.Contains(res.Text(), "subresources only") {
+		t.Errorf("click #cdnlink: %s", res.Text())
+	}
+	res = svc.Open(ctx, &api.OpenRequest{Common: tab, URL: home + "redirect"})
+	if e := res.ErrorOf(); e == nil || e.Code != errcode.BlockedDestination || !strings.Contains(e.Message, "/from-redirect") {
+		t.Errorf("open a redirect to a refused origin: %s", res.Text())
+	}
+	res = svc.Open(ctx, &api.OpenRequest{Common: tab, URL: other.origin() + "/from-open"})
+	if e := res.ErrorOf(); e == nil || e.Code != errcode.BlockedDestination || !strings.Contains(e.Message, "allow list") {
+		t.Errorf("open a refused origin: %s", res.Text())
+	}
+	res = svc.Act(ctx, "click", &api.ActRequest{Common: tab, Target: api.Target("#file")})
+	if res.IsError {
+		t.Errorf("click a file: link: %s", res.Text())
+	}
+	res = svc.Act(ctx, "click", &api.ActRequest{Common: tab, Target: api.Target("#local")})
+	if res.IsError || res.Details["navigated"] != true {
+		t.Errorf("click a link of the allowed origin: %s", res.Text())
+	}
+	res = svc.Open(ctx, &api.OpenRequest{Common: tab, URL: "about:blank"})
+	if res.IsError {
+		t.Errorf("reopen about:blank: %s", res.Text())
+	}
+
+	if got := other.got(); len(got) > 0 {
+		t.Errorf("the refused origin received %v, want nothing", got)
+	}
+	if got := cdn.got(); !slices.Contains(got, "GET /logo.svg") || slices.Contains(got, "GET /page") {
+		t.Errorf("the subresource origin received %v, want its image and not its page", got)
+	}
+	if got := app.got(); !slices.Contains(got, "GET /next") {
+		t.Errorf("the app received %v", got)
+	}
+}
