@@ -68,12 +68,21 @@ func TestNavigationPolicy(t *testing.T) {
 		w.Header().Set("Content-Type", "image/svg+xml")
 		fmt.Fprint(w, `<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>`)
 	})
+	blockedL := listen(t, "127.0.0.3:0", func(_ *listener, w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>blocked</title>`)
+	})
 	cdnURL := strings.Replace(cdn.origin(), "127.0.0.1", "localhost", 1)
 	app := listen(t, "127.0.0.1:0", func(l *listener, w http.ResponseWriter, r *http.Request) {
 		o := other.origin()
 		switch r.URL.Path {
 		case "/redirect":
 			http.Redirect(w, r, o+"/from-redirect", http.StatusFound)
+		case "/meta":
+			fmt.Fprintf(w, `<!doctype html><title>meta</title><meta http-equiv=refresh content="0;url=%s/from-meta">`, o)
+		case "/fetch":
+			fmt.Fprintf(w, `<!doctype html><title>fetch</title><script>
+fetch('%[1]s/from-fetch').catch(() => {}); try { new WebSocket('%[2]s/from-ws') } catch (e) {}
+</script><iframe src="%[1]s/from-frame"></iframe><iframe src="%[3]s/from-blocked-frame"></iframe>`, o, strings.Replace(o, "http:", "ws:", 1), blockedL.origin())
 		case "/next":
 			fmt.Fprint(w, `<!doctype html><title>next</title><p>next page</p>`)
 		default:
@@ -88,7 +97,7 @@ func TestNavigationPolicy(t *testing.T) {
 <img id=img src="%[2]s/logo.svg">`, o, cdnURL)
 		}
 	})
-	rules, err := egress.ParseRules([]string{app.origin()}, []string{cdnURL}, nil)
+	rules, err := egress.ParseRules([]string{app.origin(), blockedL.origin()}, []string{cdnURL}, []string{blockedL.origin()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,6 +170,21 @@ func TestNavigationPolicy(t *testing.T) {
 		t.Errorf("reopen about:blank: %s", res.Text())
 	}
 
+	// A meta refresh after load: the page stays, the open says why.
+	res = svc.Open(ctx, &api.OpenRequest{Common: tab, URL: home + "meta"})
+	if res.IsError || !strings.Contains(res.Text(), other.origin()+"/from-meta was blocked") {
+		t.Errorf("open a page whose meta refresh goes to a refused origin: %s", res.Text())
+	}
+	urlIs("meta refresh", home+"meta")
+	// Subresources, a WebSocket and frames of refused origins (one both
+	// allowed and blocked: blocking wins) reach nothing.
+	res = svc.Open(ctx, &api.OpenRequest{Common: tab, URL: home + "fetch"})
+	if res.IsError {
+		t.Errorf("open the page with refused subresources: %s", res.Text())
+	}
+	if got := blockedL.got(); len(got) > 0 {
+		t.Errorf("the allowed and blocked origin received %v, want nothing", got)
+	}
 	if got := other.got(); len(got) > 0 {
 		t.Errorf("the refused origin received %v, want nothing", got)
 	}

@@ -349,12 +349,12 @@ func (s *Service) Open(ctx context.Context, r *api.OpenRequest) *api.Result {
 	}
 	if s.opts.Egress != nil && r.App != nil && (r.App.Path != "" || r.App.CDPURL != "" || r.App.Grid != "") {
 		return fail("open", tabName(r.Name), &egress.BlockedError{Dest: r.App.Path + browser.RedactURL(r.App.CDPURL+r.App.Grid), Reason: "scheme",
-			Detail: "the public-only egress policy guards only browsers tabpilot launches; spawned, connected and Grid browsers are refused"})
+			Detail: "the egress guard (--egress public-only, or an origin rule) guards only browsers tabpilot launches; spawned, connected and Grid browsers are refused"})
 	}
 	if s.opts.Egress != nil && r.Proxy != "" {
 		// The guard is the browser's proxy; it does not chain to another.
 		return fail("open", tabName(r.Name), tabs.Errorf(errcode.BadRequest,
-			"a context proxy cannot be combined with --egress public-only: the egress guard is the browser's proxy and does not forward to an upstream one"))
+			"a context proxy cannot be combined with the egress guard (--egress public-only, or an origin rule): the guard is the browser's proxy and does not forward to an upstream one"))
 	}
 	if !s.hasTab(r.Name) {
 		if err := s.limits.CheckTabs(s.sup.TabCount()); err != nil {

@@ -24,6 +24,15 @@
 //     A refused request is answered 403 with a one-line text body naming
 //     the host and the reason, logged, and counted in Stats.
 //
+// Origin rules (Rules: --allow-origin, --allow-subresource-origin,
+// --block-origin; OriginPattern) come before the address policy: an
+// origin the user allowed may be loopback or private, an allow list
+// refuses every other origin, a blocked origin is refused whatever else
+// allows it. Under the Any policy a proxy enforces the rules alone.
+// Proxy.CheckURL is the check of a document (a page or a frame), which the
+// tab makes on the Fetch domain before the request is sent: there an
+// origin allowed only for subresources is refused.
+//
 // CheckURL is the check for top-level navigations: only http, https and
 // about:blank, and no numeric or loopback host forms. LaunchFlags gives the
 // Chromium flags that point a browser at the proxy and close the side doors

@@ -88,10 +88,19 @@ func (t *Page) Navigate(ctx context.Context, rawURL, waitUntil string) (*NavResu
 	}
 	mark, pm := g.Mark(), t.Mark()
 	res, err := t.navigateRaw(ctx, rawURL, waitUntil)
-	for _, b := range t.BlockedSince(pm) {
-		if !b.Frame && !b.Popup {
-			// A redirect the guard refused: the page stayed as it was.
-			return nil, b.Err()
+	if bs := t.BlockedSince(pm); len(bs) > 0 {
+		if err != nil || res == nil {
+			for _, b := range bs {
+				if !b.Frame && !b.Popup {
+					// A redirect the guard refused: the page stayed as
+					// it was.
+					return nil, b.Err()
+				}
+			}
+		} else {
+			// The page loaded, then a frame, a script or a meta refresh
+			// went where the policy refuses.
+			res.Notes = append(res.Notes, BlockedNote(bs))
 		}
 	}
 	if rerr := g.Refused(rawURL, mark); rerr != nil {
