@@ -15,6 +15,7 @@ import (
 	"github.com/tabpilot/tabpilot/errcode"
 	"github.com/tabpilot/tabpilot/tabs/capture"
 	"github.com/tabpilot/tabpilot/tabs/pagecore"
+	"github.com/tabpilot/tabpilot/tabs/route"
 )
 
 // start creates the tab's browser (via the registry) and page target, and
@@ -36,11 +37,12 @@ func (t *Tab) start(ctx context.Context, o *OpenOptions) error {
 	tBrowser := time.Now()
 	var tctx context.Context
 	var cancel context.CancelFunc
+	var proxyAuth *route.Credentials
 	switch {
 	case t.context != "":
 		// A page of its own in the named context, on any kind of browser.
 		var id cdp.BrowserContextID
-		if id, err = t.sup.ctxs.acquire(ctx, h, t.context, o.Proxy); err != nil {
+		if id, proxyAuth, err = t.sup.ctxs.acquire(ctx, h, t.context, o.Proxy); err != nil {
 			return err
 		}
 		t.ctxHeld.Store(true)
@@ -60,6 +62,14 @@ func (t *Tab) start(ctx context.Context, o *OpenOptions) error {
 	}
 	if err := t.installGuard(ctx); err != nil {
 		return err
+	}
+	if proxyAuth != nil {
+		t.mu.Lock()
+		t.proxyAuth = proxyAuth
+		t.mu.Unlock()
+		if err := t.router().SetProxyAuth(ctx, proxyAuth); err != nil {
+			return pagecore.CDPErr("answer the context proxy's authentication", err)
+		}
 	}
 	tHooks := time.Now()
 	if len(o.StorageState) > 0 {

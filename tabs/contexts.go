@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"strings"
 	"sync"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/tabpilot/tabpilot/browser"
 	"github.com/tabpilot/tabpilot/errcode"
+	"github.com/tabpilot/tabpilot/tabs/route"
 )
 
 // contexts are the named browser contexts of a supervisor's tabs
@@ -36,14 +38,16 @@ type bctx struct {
 	ready chan struct{} // closed when id/err are set
 	id    cdp.BrowserContextID
 	err   error
-	proxy string
+	proxy string // as given, credentials included
+	auth  *route.Credentials
 	refs  int
 }
 
 // checkProxy vets a context's upstream proxy URL: scheme http, https,
-// socks4 or socks5, a host and port, no path, and no credentials (the
-// browser's proxyServer takes none; an authenticating proxy is not
-// supported yet).
+// socks4 or socks5, a host and port, no path. Credentials
+// (http://user:password@host:port) are for http and https proxies only:
+// Chromium answers a proxy's challenge on the Fetch domain
+// (Fetch.authRequired), which SOCKS does not send.
 func checkProxy(raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" || u.Port() == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
@@ -54,16 +58,35 @@ func checkProxy(raw string) error {
 	default:
 		return Errorf(errcode.BadRequest, "invalid proxy %q: the scheme must be http, https, socks4 or socks5", browser.RedactURL(raw))
 	}
-	if u.User != nil {
-		return Errorf(errcode.BadRequest, "proxy %q has credentials: a proxy that asks for them is not supported yet; use one that allows this machine without", browser.RedactURL(raw))
+	if u.User != nil && strings.HasPrefix(u.Scheme, "socks") {
+		return Errorf(errcode.BadRequest, "proxy %q has credentials: Chromium cannot answer a SOCKS proxy's authentication; use an http or https proxy for credentials", browser.RedactURL(raw))
+	}
+	if u.User != nil && u.User.Username() == "" {
+		return Errorf(errcode.BadRequest, "proxy %q: credentials need a user name", browser.RedactURL(raw))
 	}
 	return nil
+}
+
+// splitProxy returns the proxy URL without its credentials (the
+// proxyServer of Target.createBrowserContext) and the credentials, or nil.
+func splitProxy(raw string) (string, *route.Credentials) {
+	if raw == "" {
+		return "", nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw, nil
+	}
+	pw, _ := u.User.Password()
+	c := &route.Credentials{User: u.User.Username(), Password: pw}
+	u.User = nil
+	return strings.TrimSuffix(u.String(), "/"), c
 }
 
 // acquire returns the id of the context name on h, creating it with
 // proxy as its proxyServer when it does not exist, and takes a
 // reference. A context that exists with another proxy is bad_request.
-func (c *contexts) acquire(ctx context.Context, h *browser.Handle, name, proxy string) (cdp.BrowserContextID, error) {
+func (c *contexts) acquire(ctx context.Context, h *browser.Handle, name, proxy string) (cdp.BrowserContextID, *route.Credentials, error) {
 	k := ctxKey{h, name}
 	for {
 		c.mu.Lock()
@@ -72,12 +95,13 @@ func (c *contexts) acquire(ctx context.Context, h *browser.Handle, name, proxy s
 		}
 		e := c.m[k]
 		if e == nil {
-			e = &bctx{ready: make(chan struct{}), proxy: proxy, refs: 1}
+			server, auth := splitProxy(proxy)
+			e = &bctx{ready: make(chan struct{}), proxy: proxy, auth: auth, refs: 1}
 			c.m[k] = e
 			c.mu.Unlock()
 			dispose := true
 			res, err := cdp.Call(ctx, chromedp.FromContext(h.Context()).Browser, target.CreateBrowserContext,
-				target.CreateBrowserContextParams{DisposeOnDetach: &dispose, ProxyServer: proxy})
+				target.CreateBrowserContextParams{DisposeOnDetach: &dispose, ProxyServer: server})
 			c.mu.Lock()
 			if err != nil {
 				e.err = &Error{Code: errcode.NotAlive, Msg: fmt.Sprintf("create browser context %q: %v", name, err), Err: err}
@@ -87,29 +111,29 @@ func (c *contexts) acquire(ctx context.Context, h *browser.Handle, name, proxy s
 			}
 			close(e.ready)
 			c.mu.Unlock()
-			return e.id, e.err
+			return e.id, e.auth, e.err
 		}
 		c.mu.Unlock()
 		select {
 		case <-e.ready:
 		case <-ctx.Done():
-			return "", ctx.Err()
+			return "", nil, ctx.Err()
 		}
 		c.mu.Lock()
 		if c.m[k] != e { // failed, or disposed meanwhile: try again
 			c.mu.Unlock()
 			if e.err != nil {
-				return "", e.err
+				return "", nil, e.err
 			}
 			continue
 		}
 		if proxy != "" && proxy != e.proxy {
 			c.mu.Unlock()
-			return "", Errorf(errcode.BadRequest, "context %q exists with another proxy: close its tabs first, or use another context name", name)
+			return "", nil, Errorf(errcode.BadRequest, "context %q exists with another proxy: close its tabs first, or use another context name", name)
 		}
 		e.refs++
 		c.mu.Unlock()
-		return e.id, nil
+		return e.id, e.auth, nil
 	}
 }
 

@@ -3,6 +3,7 @@ package tabs_test
 import (
 	"bufio"
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -239,13 +240,73 @@ func TestContextProxy(t *testing.T) {
 	}
 	for _, o := range []tabs.OpenOptions{
 		{Name: "noctx", Proxy: proxy.URL},
-		{Name: "creds", Context: "Q", Proxy: "http://u:secretpw@127.0.0.1:1"},
+		{Name: "creds", Context: "Q", Proxy: "socks5://u:secretpw@127.0.0.1:1"},
 		{Name: "path", Context: "Q", Proxy: "http://127.0.0.1:1/x"},
 	} {
 		_, err := sup.Open(ctx, o)
 		if errcode.Of(err) != errcode.BadRequest || strings.Contains(fmt.Sprint(err), "secretpw") {
 			t.Errorf("open %s: %v, want bad_request without the password", o.Name, err)
 		}
+	}
+}
+
+// TestContextProxyCredentials: a context proxy that asks for credentials
+// (407, Proxy-Authenticate: Basic) gets them from the proxy URL, for the
+// context's pages and their subresources; wrong ones end in the proxy's
+// 407 page, not a loop; the password is in no result.
+func TestContextProxyCredentials(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var authed, refused int
+	want := "Basic " + base64.StdEncoding.EncodeToString([]byte("agent:secretpw"))
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Proxy-Authorization") != want {
+			mu.Lock()
+			refused++
+			mu.Unlock()
+			w.Header().Set("Proxy-Authenticate", `Basic realm="pool"`)
+			w.WriteHeader(http.StatusProxyAuthRequired)
+			fmt.Fprint(w, `<!doctype html><title>407</title>`)
+			return
+		}
+		mu.Lock()
+		authed++
+		mu.Unlock()
+		if r.URL.Path == "/img.svg" {
+			w.Header().Set("Content-Type", "image/svg+xml")
+			fmt.Fprint(w, `<svg xmlns="http://www.w3.org/2000/svg" width="3" height="3"/>`)
+			return
+		}
+		fmt.Fprintf(w, `<!doctype html><title>authed %s</title><img src="/img.svg">`, r.Host)
+	}))
+	defer proxy.Close()
+	ctx := context.Background()
+	good := strings.Replace(proxy.URL, "http://", "http://agent:secretpw@", 1)
+	defer sup.Close(ctx, "authed", false, 0)
+	res, err := sup.Open(ctx, tabs.OpenOptions{Name: "authed", Context: "A", Proxy: good, URL: "http://pool.example.test/x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	a := authed
+	mu.Unlock()
+	if res.Title != "authed pool.example.test" || a < 2 {
+		t.Fatalf("title %q after %d authenticated requests, want the page and its image through the proxy", res.Title, a)
+	}
+	bad := strings.Replace(proxy.URL, "http://", "http://agent:wrong@", 1)
+	defer sup.Close(ctx, "badauth", false, 0)
+	res, err = sup.Open(ctx, tabs.OpenOptions{Name: "badauth", Context: "B", Proxy: bad, URL: "http://pool.example.test/y", WaitUntil: "load"})
+	if err == nil && res.Title == "authed pool.example.test" {
+		t.Fatalf("wrong credentials got through: %+v", res)
+	}
+	mu.Lock()
+	r := refused
+	mu.Unlock()
+	if r < 1 || r > 6 {
+		t.Errorf("the proxy refused %d requests with wrong credentials, want a few (one answer per request, no loop)", r)
+	}
+	if s := fmt.Sprint(res, err, sup.Tabs(ctx)); strings.Contains(s, "secretpw") || strings.Contains(s, "wrong") {
+		t.Errorf("a password shows: %s", s)
 	}
 }
 

@@ -146,6 +146,16 @@ func (t *Tab) startPopup(ctx context.Context, opener *Tab, id target.ID) error {
 	if err := t.installGuard(ctx); err != nil {
 		return err
 	}
+	opener.mu.Lock()
+	auth := opener.proxyAuth
+	opener.mu.Unlock()
+	if auth != nil {
+		// A popup of a context behind an authenticating proxy.
+		t.proxyAuth = auth
+		if err := t.router().SetProxyAuth(ctx, auth); err != nil {
+			return pagecore.CDPErr("answer the context proxy's authentication", err)
+		}
+	}
 	if t.key.Kind == browser.Headless && !t.sup.opts.NoStealth {
 		// A popup can inherit its opener's overrides (Chrome answers
 		// "Another locale override is already in effect"); it keeps

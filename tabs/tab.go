@@ -54,6 +54,10 @@ type Tab struct {
 	// emu is the tab's emulation (Emulate), merged over its calls.
 	emu    emuState
 	routes *route.Router
+	// proxyAuth are the credentials of the tab's context proxy, which
+	// its router answers the proxy's challenges with; its popups inherit
+	// them.
+	proxyAuth *route.Credentials
 }
 
 func newTab(s *Supervisor, name string, key browser.Key, dialogs string) *Tab {

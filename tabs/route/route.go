@@ -209,6 +209,8 @@ type Router struct {
 	mu        sync.Mutex
 	routes    []*route
 	guard     *Guard
+	auth      *Credentials
+	authTries map[fetch.RequestID]int
 	listening bool
 	q         chan *fetch.EventRequestPaused
 }
@@ -240,6 +242,32 @@ func (r *Router) SetGuard(ctx context.Context, g *Guard) error {
 		return err
 	}
 	r.guard = g
+	r.mu.Unlock()
+	return r.enable(ctx)
+}
+
+// Credentials answer an upstream proxy's authentication challenge.
+type Credentials struct {
+	User, Password string
+}
+
+// SetProxyAuth makes the router answer the page's proxy authentication
+// challenges (Fetch.authRequired with source Proxy) with c, once per
+// request (a second challenge of the same request, wrong credentials, is
+// cancelled, and the page gets the proxy's 407). A server's own challenge
+// (WWW-Authenticate) is cancelled: the page shows its 401. Fetch.authRequired
+// comes only for paused requests, so with credentials every request is
+// paused (Fetch.enable with handleAuthRequests and the pattern "*") and
+// continued at once unless a route or the guard takes it, as Playwright
+// does for proxy credentials.
+func (r *Router) SetProxyAuth(ctx context.Context, c *Credentials) error {
+	r.mu.Lock()
+	if err := r.listenLocked(); err != nil {
+		r.mu.Unlock()
+		return err
+	}
+	r.auth = c
+	r.authTries = map[fetch.RequestID]int{}
 	r.mu.Unlock()
 	return r.enable(ctx)
 }
@@ -332,12 +360,16 @@ func (r *Router) enable(ctx context.Context) error {
 	if r.guard != nil {
 		ps = append(ps, &fetch.RequestPattern{URLPattern: "*", ResourceType: network.ResourceTypeDocument, RequestStage: fetch.RequestStageRequest})
 	}
+	auth := r.auth != nil
+	if auth {
+		ps = []*fetch.RequestPattern{{URLPattern: "*", RequestStage: fetch.RequestStageRequest}}
+	}
 	r.mu.Unlock()
 	var err error
 	if len(ps) == 0 {
 		_, err = cdp.Call(ctx, r.sess, fetch.Disable, cdp.Empty{})
 	} else {
-		_, err = cdp.Call(ctx, r.sess, fetch.Enable, fetch.EnableParams{Patterns: ps})
+		_, err = cdp.Call(ctx, r.sess, fetch.Enable, fetch.EnableParams{Patterns: ps, HandleAuthRequests: &auth})
 	}
 	if err != nil {
 		return fmt.Errorf("set the routes (Fetch.enable): %w", err)
@@ -352,6 +384,10 @@ func (r *Router) enable(ctx context.Context) error {
 // loop, so it never blocks: a full queue continues the request from a
 // goroutine of its own.
 func (r *Router) onEvent(ev any) {
+	if a, ok := ev.(*fetch.EventAuthRequired); ok {
+		r.goFn(func() { r.answerAuth(a) })
+		return
+	}
 	e, ok := ev.(*fetch.EventRequestPaused)
 	if !ok {
 		return
@@ -427,6 +463,28 @@ func (r *Router) handle(e *fetch.EventRequestPaused) {
 	}
 	if err != nil && r.ctx.Err() == nil {
 		r.log.Debug("answer paused request", "url", urlOf(e), "err", err)
+	}
+}
+
+// answerAuth answers an authentication challenge (see SetProxyAuth).
+func (r *Router) answerAuth(a *fetch.EventAuthRequired) {
+	ctx, cancel := context.WithTimeout(r.ctx, handleWait)
+	defer cancel()
+	resp := &fetch.AuthChallengeResponse{Response: fetch.AuthChallengeResponseResponseCancelAuth}
+	r.mu.Lock()
+	if r.auth != nil && a.AuthChallenge != nil && a.AuthChallenge.Source == fetch.AuthChallengeSourceProxy {
+		r.authTries[a.RequestID]++
+		if r.authTries[a.RequestID] == 1 {
+			resp = &fetch.AuthChallengeResponse{Response: fetch.AuthChallengeResponseResponseProvideCredentials,
+				Username: r.auth.User, Password: r.auth.Password}
+		}
+		if len(r.authTries) > 4096 {
+			clear(r.authTries)
+		}
+	}
+	r.mu.Unlock()
+	if _, err := cdp.Call(ctx, r.sess, fetch.ContinueWithAuth, fetch.ContinueWithAuthParams{RequestID: a.RequestID, AuthChallengeResponse: resp}); err != nil && r.ctx.Err() == nil {
+		r.log.Debug("answer an authentication challenge", "err", err)
 	}
 }
 
