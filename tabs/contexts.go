@@ -27,6 +27,8 @@ import (
 type contexts struct {
 	mu sync.Mutex
 	m  map[ctxKey]*bctx
+	// chain is Options.ContextProxy.
+	chain func(ctx context.Context, upstream string) (string, error)
 }
 
 type ctxKey struct {
@@ -96,15 +98,30 @@ func (c *contexts) acquire(ctx context.Context, h *browser.Handle, name, proxy s
 		e := c.m[k]
 		if e == nil {
 			server, auth := splitProxy(proxy)
-			e = &bctx{ready: make(chan struct{}), proxy: proxy, auth: auth, refs: 1}
+			e = &bctx{ready: make(chan struct{}), proxy: proxy, refs: 1}
 			c.m[k] = e
 			c.mu.Unlock()
-			dispose := true
-			res, err := cdp.Call(ctx, chromedp.FromContext(h.Context()).Browser, target.CreateBrowserContext,
-				target.CreateBrowserContextParams{DisposeOnDetach: &dispose, ProxyServer: server})
+			bypass := ""
+			var err error
+			if proxy != "" && c.chain != nil {
+				// The guard in front of the upstream: it takes loopback
+				// too, and holds the upstream's credentials.
+				server, err = c.chain(ctx, proxy)
+				auth, bypass = nil, "<-loopback>"
+			}
+			e.auth = auth
+			var res target.CreateBrowserContextResult
+			if err == nil {
+				dispose := true
+				res, err = cdp.Call(ctx, chromedp.FromContext(h.Context()).Browser, target.CreateBrowserContext,
+					target.CreateBrowserContextParams{DisposeOnDetach: &dispose, ProxyServer: server, ProxyBypassList: bypass})
+				if err != nil {
+					err = &Error{Code: errcode.NotAlive, Msg: fmt.Sprintf("create browser context %q: %v", name, err), Err: err}
+				}
+			}
 			c.mu.Lock()
 			if err != nil {
-				e.err = &Error{Code: errcode.NotAlive, Msg: fmt.Sprintf("create browser context %q: %v", name, err), Err: err}
+				e.err = err
 				delete(c.m, k)
 			} else {
 				e.id = res.BrowserContextID

@@ -76,6 +76,13 @@ type Options struct {
 	// Guard, when set, vets every top-level navigation (the egress
 	// policy: the README's "Safety" section).
 	Guard Guard
+	// ContextProxy, when set, stands in for a context's upstream proxy
+	// (OpenOptions.Proxy): the context's proxyServer is the URL it
+	// returns, e.g. the egress guard chained to the upstream (api/service
+	// does so under the guard), and loopback goes through it too. The
+	// upstream's credentials are then its business. Errors refuse the
+	// open.
+	ContextProxy func(ctx context.Context, upstream string) (string, error)
 	// Logger receives logs; nil discards them.
 	Logger *slog.Logger
 }
@@ -250,6 +257,7 @@ func NewSupervisor(opts *Options) *Supervisor {
 	if opts != nil {
 		s.opts = *opts
 	}
+	s.ctxs.chain = s.opts.ContextProxy
 	if s.opts.DefaultTimeout <= 0 {
 		s.opts.DefaultTimeout = 30 * time.Second
 	}

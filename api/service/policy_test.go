@@ -2,7 +2,9 @@ package service_test
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -193,5 +195,105 @@ fetch('%[1]s/from-fetch').catch(() => {}); try { new WebSocket('%[2]s/from-ws') 
 	}
 	if got := app.got(); !slices.Contains(got, "GET /next") {
 		t.Errorf("the app received %v", got)
+	}
+}
+
+// connectProxy is an upstream proxy that takes CONNECT tunnels only, with
+// Basic credentials, and records their targets.
+type connectProxy struct {
+	srv     *httptest.Server
+	mu      sync.Mutex
+	targets []string
+}
+
+func newConnectProxy(t *testing.T, user, password string) *connectProxy {
+	cp := &connectProxy{}
+	want := "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+password))
+	cp.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodConnect {
+			http.Error(w, "CONNECT only", http.StatusMethodNotAllowed)
+			return
+		}
+		if r.Header.Get("Proxy-Authorization") != want {
+			w.Header().Set("Proxy-Authenticate", `Basic realm="up"`)
+			w.WriteHeader(http.StatusProxyAuthRequired)
+			return
+		}
+		cp.mu.Lock()
+		cp.targets = append(cp.targets, r.Host)
+		cp.mu.Unlock()
+		up, err := net.Dial("tcp", r.Host)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		c, brw, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			up.Close()
+			return
+		}
+		io.WriteString(c, "HTTP/1.1 200 Connection Established\r\n\r\n")
+		go func() { io.Copy(up, brw); up.Close() }()
+		io.Copy(c, up)
+		c.Close()
+	}))
+	t.Cleanup(cp.srv.Close)
+	return cp
+}
+
+func (cp *connectProxy) seen() []string {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	return append([]string(nil), cp.targets...)
+}
+
+// TestContextProxyBehindGuard: a context's upstream proxy is chained
+// behind the egress guard: its pages and subresources are vetted by the
+// guard's rules, the upstream is asked only for vetted addresses (with its
+// credentials, which the guard sends), and what the rules refuse reaches
+// neither the upstream nor its destination.
+func TestContextProxyBehindGuard(t *testing.T) {
+	other := listen(t, "127.0.0.2:0", func(_ *listener, w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>other</title>`)
+	})
+	app := listen(t, "127.0.0.1:0", func(_ *listener, w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `<!doctype html><title>app via upstream</title><img src="%s/pixel">`, other.origin())
+	})
+	up := newConnectProxy(t, "agent", "uppw")
+	rules, err := egress.ParseRules([]string{app.origin()}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := egress.New(&egress.Options{Rules: rules})
+	if _, err := p.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	svc := service.New(&service.Options{BrowserArgs: testenv.BrowserArgs, MaxTimeout: 60 * time.Second, Egress: p})
+	defer svc.Shutdown(context.Background())
+	ctx := context.Background()
+	upURL := strings.Replace(up.srv.URL, "http://", "http://agent:uppw@", 1)
+	res := svc.Open(ctx, &api.OpenRequest{Common: api.Common{Name: "chained"}, Context: "agent1", Proxy: upURL, URL: app.origin() + "/"})
+	if res.IsError || res.Details["title"] != "app via upstream" {
+		t.Fatalf("open through the chained upstream: %s", res.Text())
+	}
+	appHost := strings.TrimPrefix(app.origin(), "http://")
+	if got := up.seen(); !slices.Contains(got, appHost) {
+		t.Errorf("the upstream saw %v, want a tunnel to %s", got, appHost)
+	}
+	res = svc.Open(ctx, &api.OpenRequest{Common: api.Common{Name: "chained"}, Context: "agent1", URL: other.origin() + "/"})
+	if e := res.ErrorOf(); e == nil || e.Code != errcode.BlockedDestination {
+		t.Errorf("open a refused origin in the chained context: %s", res.Text())
+	}
+	for _, h := range up.seen() {
+		if strings.HasPrefix(h, "127.0.0.2") {
+			t.Errorf("the upstream was asked for the refused %s", h)
+		}
+	}
+	if got := other.got(); len(got) > 0 {
+		t.Errorf("the refused origin received %v through the chain", got)
+	}
+	if strings.Contains(fmt.Sprint(svc.Tabs(ctx).Details), "uppw") {
+		t.Errorf("the upstream's password shows in tabs")
 	}
 }

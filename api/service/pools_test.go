@@ -20,8 +20,8 @@ import (
 
 // TestOpenContextsBehindEgress: with --egress public-only a named
 // context's pages still go through the guard (a context without a proxy
-// of its own uses the browser's, the guard), a context proxy is refused
-// (the guard does not chain to one), a Grid is refused like a connected
+// of its own uses the browser's, the guard), a context proxy the guard
+// cannot chain to is refused, a Grid is refused like a connected
 // browser, and a bad CDP header line is refused without its value.
 func TestOpenContextsBehindEgress(t *testing.T) {
 	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -61,9 +61,9 @@ func TestOpenContextsBehindEgress(t *testing.T) {
 	if tabs := svc.Tabs(ctx).Text(); !strings.Contains(tabs, "[headless context agent1]") {
 		t.Errorf("tabs: %s", tabs)
 	}
-	res = svc.Open(ctx, &api.OpenRequest{Common: api.Common{Name: "p"}, Context: "x", Proxy: "http://127.0.0.1:3128"})
-	if e := res.ErrorOf(); e == nil || e.Code != errcode.BadRequest || !strings.Contains(e.Message, "egress") {
-		t.Errorf("a context proxy behind the guard: %s", res.Text())
+	res = svc.Open(ctx, &api.OpenRequest{Common: api.Common{Name: "p"}, Context: "x", Proxy: "socks4://127.0.0.1:3128"})
+	if e := res.ErrorOf(); e == nil || e.Code != errcode.BadRequest || !strings.Contains(e.Message, "http, https or socks5 behind the egress guard") {
+		t.Errorf("a socks4 context proxy behind the guard: %s", res.Text())
 	}
 	res = svc.Open(ctx, &api.OpenRequest{Common: api.Common{Name: "g"}, App: &api.App{Grid: "http://u:gridpw@127.0.0.1:4444"}})
 	if e := res.ErrorOf(); e == nil || e.Code != errcode.BlockedDestination || strings.Contains(res.Text(), "gridpw") {

@@ -69,6 +69,7 @@ type Service struct {
 	sup    *tabs.Supervisor
 	limits Limits
 	budget *RunBudget
+	chains chains
 }
 
 // New returns a Service. It starts no browser until the first open.
@@ -85,10 +86,13 @@ func New(opts *Options) *Service {
 	s.budget = NewRunBudget(s.limits.MaxRunTime)
 	args := append([]string(nil), s.opts.BrowserArgs...)
 	var g tabs.Guard
+	var chain func(context.Context, string) (string, error)
 	if s.opts.Egress != nil {
+		chain = s.chains.proxyFor
 		// Last, so that the proxy's flags win over any earlier ones.
 		args = append(args, egress.LaunchFlags(s.opts.Egress.Addr())...)
 		g = guard{s.opts.Egress}
+		s.chains.main = s.opts.Egress
 	}
 	s.sup = tabs.NewSupervisor(&tabs.Options{
 		Browser: browser.Options{ExecPath: s.opts.ChromePath, Headed: s.opts.Headed,
@@ -97,6 +101,7 @@ func New(opts *Options) *Service {
 		NoStealth:     s.opts.NoStealth,
 		ScreenshotDir: s.opts.ScreenshotDir,
 		Guard:         g,
+		ContextProxy:  chain,
 		Logger:        s.log,
 	})
 	if s.opts.DownloadDir != "" {
@@ -112,7 +117,11 @@ func New(opts *Options) *Service {
 func (s *Service) Supervisor() *tabs.Supervisor { return s.sup }
 
 // Shutdown closes every tab and browser, waiting at most until ctx is done.
-func (s *Service) Shutdown(ctx context.Context) error { return s.sup.Shutdown(ctx) }
+func (s *Service) Shutdown(ctx context.Context) error {
+	err := s.sup.Shutdown(ctx)
+	s.chains.close()
+	return err
+}
 
 // Call dispatches one JSON-RPC method (api.Methods) with its params. A failed
 // action is a Result with IsError set and a nil error; the error is non-nil
@@ -350,11 +359,6 @@ func (s *Service) Open(ctx context.Context, r *api.OpenRequest) *api.Result {
 	if s.opts.Egress != nil && r.App != nil && (r.App.Path != "" || r.App.CDPURL != "" || r.App.Grid != "") {
 		return fail("open", tabName(r.Name), &egress.BlockedError{Dest: r.App.Path + browser.RedactURL(r.App.CDPURL+r.App.Grid), Reason: "scheme",
 			Detail: "the egress guard (--egress public-only, or an origin rule) guards only browsers tabpilot launches; spawned, connected and Grid browsers are refused"})
-	}
-	if s.opts.Egress != nil && r.Proxy != "" {
-		// The guard is the browser's proxy; it does not chain to another.
-		return fail("open", tabName(r.Name), tabs.Errorf(errcode.BadRequest,
-			"a context proxy cannot be combined with the egress guard (--egress public-only, or an origin rule): the guard is the browser's proxy and does not forward to an upstream one"))
 	}
 	if !s.hasTab(r.Name) {
 		if err := s.limits.CheckTabs(s.sup.TabCount()); err != nil {

@@ -398,6 +398,9 @@ func (p *Proxy) CheckURL(ctx context.Context, raw string) error {
 // Rules returns the proxy's origin rules.
 func (p *Proxy) Rules() Rules { return p.opts.Rules }
 
+// Logger returns the proxy's logger.
+func (p *Proxy) Logger() *slog.Logger { return p.log }
+
 // Policy returns the proxy's address policy.
 func (p *Proxy) Policy() Policy { return p.opts.Policy }
 
