@@ -35,7 +35,7 @@ func lifeServer(t *testing.T) *httptest.Server {
 		fmt.Fprint(w, `<!doctype html><title>Clicks</title><button id=b onclick="this.textContent = 'clicked ' + (++window.n || (window.n = 1))">Count</button>`)
 	})
 	mux.HandleFunc("/life/links", func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprint(w, `<!doctype html><title>Links</title><a id=dl href="/life/report" target=_blank>Report</a>`)
+		fmt.Fprint(w, `<!doctype html><title>Links</title><a id=dl href="/life/report" target=_blank>Report</a> <a id=direct href="/life/report">Same tab</a>`)
 	})
 	mux.HandleFunc("/life/report", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/csv")
@@ -205,6 +205,39 @@ func TestDownloadThroughNewTab(t *testing.T) {
 	}
 	if l := tab.Downloads(); len(l) != 1 || l[0].Path != d.Path {
 		t.Fatalf("downloads = %+v", l)
+	}
+}
+
+// A download in a tab of a named browser context lands in the session's
+// download directory too (Browser.setDownloadBehavior for that context).
+func TestDownloadInContext(t *testing.T) {
+	t.Parallel()
+	ls := lifeServer(t)
+	name := t.Name()
+	if _, err := sup.Open(context.Background(), tabs.OpenOptions{Name: name, Context: "dl", URL: ls.URL + "/life/links", WaitUntil: "load"}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sup.Close(context.Background(), name, false, 0) })
+	var d *tabs.Download
+	err := sup.Run(context.Background(), name, 20*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
+		w := tb.WatchDownloads()
+		if _, err := tb.Click(ctx, tabs.Target{Selector: "#direct"}); err != nil {
+			return err
+		}
+		var err error
+		d, err = w.Wait(ctx)
+		return err
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(d.Path) })
+	dir, _ := sup.DownloadDir()
+	if !d.Finished || filepath.Dir(d.Path) != dir {
+		t.Fatalf("download = %+v, want it finished in %s", d, dir)
+	}
+	if b, err := os.ReadFile(d.Path); err != nil || string(b) != reportBody {
+		t.Fatalf("the file: %q %v", b, err)
 	}
 }
 

@@ -48,7 +48,7 @@ var (
 	renameMu sync.Mutex
 )
 
-// enableDownloads routes the browser's downloads to the session's
+// enableDownloads routes the downloads of the page's browser context to the session's
 // directory, named by GUID while in progress (Browser.setDownloadBehavior
 // allowAndName, with events), and listens to the download events on the
 // browser session.
@@ -61,8 +61,19 @@ func (t *Page) enableDownloads(ctx context.Context) error {
 	if c == nil || c.Browser == nil {
 		return fmt.Errorf("no browser session")
 	}
+	// The behaviour is per browser context: a page of a named context
+	// (Target.createBrowserContext) would cancel its downloads under the
+	// default context's.
+	info, err := cdp.Call(ctx, c.Browser, target.GetTargetInfo, target.GetTargetInfoParams{TargetID: t.targetID})
+	if err != nil {
+		return fmt.Errorf("get the page's browser context: %w", err)
+	}
+	var bctx cdp.BrowserContextID
+	if info.TargetInfo != nil {
+		bctx = info.TargetInfo.BrowserContextID
+	}
 	_, err = cdp.Call(ctx, c.Browser, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{
-		Behavior: cdpbrowser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: dir, EventsEnabled: new(true),
+		Behavior: cdpbrowser.SetDownloadBehaviorBehaviorAllowAndName, BrowserContextID: bctx, DownloadPath: dir, EventsEnabled: new(true),
 	})
 	if err != nil {
 		return fmt.Errorf("set download behavior: %w", err)
