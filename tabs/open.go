@@ -120,7 +120,8 @@ func (s *Supervisor) Open(ctx context.Context, o OpenOptions) (*OpenResult, erro
 			return nil, &Error{Code: errcode.BrowserMismatch, Msg: fmt.Sprintf("tab %q lives on the %s browser, not %s; close it first", name, t.key, key)}
 		case t.context != o.Context:
 			s.mu.Unlock()
-			return nil, &Error{Code: errcode.BrowserMismatch, Msg: fmt.Sprintf("tab %q lives in browser context %s, not %s; close it first", name, ctxLabel(t.context), ctxLabel(o.Context))}
+			return nil, &Error{Code: errcode.BrowserMismatch, Msg: fmt.Sprintf("tab %q lives in browser context %s, not %s; close it first", name, ctxLabel(t.context), ctxLabel(o.Context)),
+				Hint: "A tab of that name lives in another browser context (open --context); close it first, or pick another name."}
 		case !t.tryAcquire():
 			s.mu.Unlock()
 			return nil, &Error{Code: errcode.Busy, Msg: fmt.Sprintf("tab %q is busy", name), Err: ErrBusy}

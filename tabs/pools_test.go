@@ -136,8 +136,10 @@ func TestContextsIsolated(t *testing.T) {
 		t.Errorf("listing contexts = %v", ctxOf)
 	}
 	// A tab of that name in another context is a mismatch, not a reuse.
-	if _, err := sup.Open(ctx, tabs.OpenOptions{Name: "ctxB", Context: "A"}); errcode.Of(err) != errcode.BrowserMismatch {
-		t.Errorf("open ctxB in A: %v, want browser_mismatch", err)
+	_, err := sup.Open(ctx, tabs.OpenOptions{Name: "ctxB", Context: "A"})
+	var te *tabs.Error
+	if errcode.Of(err) != errcode.BrowserMismatch || !errors.As(err, &te) || !strings.Contains(te.Hint, "another browser context") {
+		t.Errorf("open ctxB in A: %v, want browser_mismatch with a hint about contexts", err)
 	}
 	idA, all := browserContextOf(t, sup, "ctxA1")
 	idDef, _ := browserContextOf(t, sup, "ctxDef")

@@ -261,6 +261,7 @@ func TestValidate(t *testing.T) {
 		{emulate.Options{Origin: "example.com"}, `origin "example.com"`},
 		{emulate.Options{Timezone: "Europe Paris"}, "IANA"},
 		{emulate.Options{Locale: "english!"}, "BCP 47"},
+		{emulate.Options{Locale: "zz"}, `locale "zz": language: subtag "zz" is well-formed but unknown`},
 		{emulate.Options{ColorScheme: "blue"}, `colorScheme "blue"`},
 		{emulate.Options{ReducedMotion: "yes"}, `reducedMotion "yes"`},
 		{emulate.Options{Network: &emulate.Network{LatencyMs: -5}}, "network latency -5"},

@@ -9,6 +9,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
+	"golang.org/x/text/language"
 )
 
 // Options say what to emulate. Every field is optional: a zero value or a
@@ -154,8 +155,15 @@ func (o Options) Validate() error {
 	if o.Timezone != "" && !timezoneRE.MatchString(o.Timezone) {
 		return badRequest("Use an IANA time zone such as Europe/Paris or America/New_York.", "timezone %q is not an IANA zone name", o.Timezone)
 	}
-	if o.Locale != "" && !localeRE.MatchString(o.Locale) {
-		return badRequest("Use a BCP 47 tag such as en-US or fr-FR.", "locale %q is not a BCP 47 language tag", o.Locale)
+	if o.Locale != "" {
+		if !localeRE.MatchString(o.Locale) {
+			return badRequest("Use a BCP 47 tag such as en-US or fr-FR.", "locale %q is not a BCP 47 language tag", o.Locale)
+		}
+		// Chromium takes any well-formed tag (ICU falls back to its root
+		// locale), so a typo would emulate nothing and say it did.
+		if _, err := language.Parse(o.Locale); err != nil {
+			return badRequest("Use a BCP 47 tag of a known language, such as en-US, fr-FR or ja-JP.", "locale %q: %v", o.Locale, err)
+		}
 	}
 	switch o.ColorScheme {
 	case "", "light", "dark", "no-preference":
