@@ -254,3 +254,7 @@ func (t *Tab) WaitForState(ctx context.Context, tg Target, state string) (*Actio
 	}
 	return r, end(p, err)
 }
+
+// WithStrict is act.WithStrict: under it an aria/, CSS or scoped selector
+// that matches more than one element fails (a replay's rule).
+func WithStrict(ctx context.Context) context.Context { return act.WithStrict(ctx) }

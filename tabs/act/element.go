@@ -121,7 +121,7 @@ func (t *Actor) resolve(ctx context.Context, tg Target) (*element, error) {
 		}
 		return t.resolveAria(ctx, sel, tg.Selector)
 	}
-	if engine == "css" && strict(ctx) {
+	if engine == "css" && (strict(ctx) || hasTextRE.MatchString(sel)) {
 		if el, err := t.resolveCounted(ctx, sel); err != nil || el != nil {
 			return el, err
 		}

@@ -3,6 +3,7 @@ package act
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -95,6 +96,11 @@ func (e *AmbiguousError) Error() string {
 	return fmt.Sprintf("%q is ambiguous: it matches %d elements", e.Selector, e.Count)
 }
 
+// hasTextRE matches a CSS part of a chain that ends in :has-text("…")
+// (Playwright's pseudo-class): the elements the CSS matches whose text
+// contains the string, case and spacing ignored.
+var hasTextRE = regexp.MustCompile(`(?s)^(.*?):has-text\((?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)')\)$`)
+
 // match is one node a selector matched.
 type match struct {
 	backend cdp.BackendNodeID
@@ -180,9 +186,21 @@ func (t *Actor) ariaIn(ctx context.Context, root runtime.RemoteObjectID, rest st
 // Runtime.getProperties and DOM.describeNode for their backend ids).
 // Errors: bad_request for an invalid selector.
 func (t *Actor) cssIn(ctx context.Context, root runtime.RemoteObjectID, sel string) ([]match, error) {
+	text := ""
+	if m := hasTextRE.FindStringSubmatch(sel); m != nil {
+		sel, text = m[1], m[2]
+		if text == "" {
+			text = m[3]
+		}
+		text = strings.NewReplacer(`\"`, `"`, `\'`, `'`, `\\`, `\`).Replace(text)
+	}
 	res, err := cdp.Call(ctx, t.Target(), runtime.CallFunctionOn, runtime.CallFunctionOnParams{
-		FunctionDeclaration: `function(s){ return Array.from(this.querySelectorAll(s)); }`, ObjectID: root,
-		Arguments: []*runtime.CallArgument{{Value: []byte(jsString(sel))}},
+		FunctionDeclaration: `function(s, text){
+  const norm = (x) => (x || '').replace(/\s+/g, ' ').trim().toLowerCase();
+  const want = norm(text);
+  return Array.from(this.querySelectorAll(s)).filter((e) => !want || norm(e.innerText || e.textContent).includes(want));
+}`, ObjectID: root,
+		Arguments: []*runtime.CallArgument{{Value: []byte(jsString(sel))}, {Value: []byte(jsString(text))}},
 	})
 	if err != nil {
 		return nil, pagecore.EvalErr(err)

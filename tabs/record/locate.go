@@ -107,6 +107,20 @@ func Locate(ctx context.Context, m Matcher, n act.Node) Locator {
 			}
 		}
 	}
+	if aria != "" && len(l.Tried) > 0 {
+		// No named ancestor: scope by the text of the row, item or
+		// section around it (tr:has-text("Bob") >> aria/Delete…).
+		for _, sc := range info.Scopes {
+			for _, text := range sc.Texts {
+				sel := sc.CSS + ":has-text(" + cssString(text) + ")" + act.ScopeSep + aria
+				if u, _ := check(sel); u {
+					l.Selector, l.Verified = sel, true
+					return l
+				}
+				l.Tried = append(l.Tried, sel)
+			}
+		}
+	}
 	for _, sel := range info.cands() {
 		if u, _ := check(sel); u {
 			l.Selector, l.Verified = sel, true
@@ -187,6 +201,14 @@ func axChain(ctx context.Context, n act.Node) (*accessibility.Node, []*accessibi
 type info struct {
 	Text string   `json:"text"`
 	CSS  []string `json:"css"`
+	// Scopes are the node's ancestors that hold an item or a section
+	// (tr, li, article, section, fieldset, dialog, form, details, or
+	// their ARIA roles), nearest first, with the texts that may tell them
+	// apart: a heading's, then the first lines of their text.
+	Scopes []struct {
+		CSS   string   `json:"css"`
+		Texts []string `json:"texts"`
+	} `json:"scopes"`
 }
 
 func (i info) cands() []string {
@@ -214,7 +236,25 @@ const infoJS = `function() {
     const v = attr(a);
     if (v) css.push(tag + '[' + a + '=' + esc(v) + ']');
   }
-  return {text, css: css.filter(q)};
+  const scopes = [];
+  const clean = (x) => (x || '').replace(/\s+/g, ' ').trim();
+  const own = clean(e.innerText);
+  for (let a = e.parentElement; a && a !== document.body && scopes.length < 4; a = a.parentElement) {
+    const role = a.getAttribute('role');
+    let sel = '';
+    if (['tr', 'li', 'article', 'section', 'fieldset', 'dialog', 'form', 'details'].includes(a.localName)) sel = a.localName;
+    else if (['row', 'listitem', 'article', 'dialog', 'group', 'region', 'tabpanel'].includes(role)) sel = '[role="' + role + '"]';
+    if (!sel) continue;
+    const texts = [];
+    const h = a.querySelector('h1, h2, h3, h4, h5, h6, [role=heading], legend, caption, summary');
+    if (h && clean(h.innerText) && clean(h.innerText).length <= 60) texts.push(clean(h.innerText));
+    for (const x of (a.innerText || '').split(/[\n\t]+/).map(clean)) {
+      if (texts.length >= 3) break;
+      if (x && x !== own && x.length <= 60 && !texts.includes(x)) texts.push(x);
+    }
+    if (texts.length) scopes.push({css: sel, texts});
+  }
+  return {text, css: css.filter(q), scopes};
 }`
 
 // pageInfo runs infoJS on n (Runtime.callFunctionOn); nothing on failure.
@@ -234,4 +274,10 @@ func pageInfo(ctx context.Context, n act.Node) info {
 func number(target string) (int, bool) {
 	n, err := strconv.Atoi(strings.TrimSpace(target))
 	return n, err == nil && n > 0
+}
+
+// cssString quotes s for CSS (and :has-text): double quotes, with a
+// backslash before a double quote or a backslash.
+func cssString(s string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", " ").Replace(s) + `"`
 }

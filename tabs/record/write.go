@@ -31,7 +31,11 @@ func Script(steps []Step, main string) string {
 				if l.Role != "" || l.Name != "" {
 					fmt.Fprintf(&b, " for %s %s", l.Role, JSString(l.Name))
 				}
-				b.WriteString("; best candidate below\n")
+				b.WriteString("; best candidate below")
+				if len(l.Tried) > 1 {
+					b.WriteString(" (tried: " + oneLine(strings.Join(l.Tried[1:], ", ")) + ")")
+				}
+				b.WriteString("\n")
 			}
 		}
 		if s.Tab != main {
