@@ -169,4 +169,6 @@ func (s *Service) nearest(ctx context.Context, name, loc string) []record.Candid
 // strictJob runs a job under tabs.WithStrict.
 type strictJob struct{ tabs.Job }
 
-func (j strictJob) Run(ctx context.Context, t *tabs.Tab) error { return j.Job.Run(tabs.WithStrict(ctx), t) }
+func (j strictJob) Run(ctx context.Context, t *tabs.Tab) error {
+	return j.Job.Run(tabs.WithStrict(ctx), t)
+}
