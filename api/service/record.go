@@ -81,7 +81,8 @@ func (s *Service) Record(ctx context.Context, r *api.RecordRequest) *api.Result 
 // nearest candidates.
 const candidatesWait = 10 * time.Second
 
-// Replay runs a recorded script as a run (Run) under tabs.WithStrict, and
+// Replay runs a recorded script as a run (Run) under tabs.WithStrict, each
+// element step waiting at most ReplayStepWait for its element, and
 // reports its steps (the `// step N` comments, record.Steps): on success
 // how many ran; on failure the step that failed (from the line its error
 // names), its statement and locator, and the nearest elements of the
@@ -166,9 +167,15 @@ func (s *Service) nearest(ctx context.Context, name, loc string) []record.Candid
 	return out
 }
 
-// strictJob runs a job under tabs.WithStrict.
+// ReplayStepWait is how long a replayed step waits for its element to
+// appear and become actionable, unless the script gives the call a
+// {timeout}: a missing target fails its step after it, not after the
+// whole run's timeout.
+const ReplayStepWait = 5 * time.Second
+
+// strictJob runs a job under tabs.WithStrict, with ReplayStepWait.
 type strictJob struct{ tabs.Job }
 
 func (j strictJob) Run(ctx context.Context, t *tabs.Tab) error {
-	return j.Job.Run(tabs.WithStrict(ctx), t)
+	return j.Job.Run(tabs.WithActionTimeout(tabs.WithStrict(ctx), ReplayStepWait), t)
 }
