@@ -27,7 +27,10 @@ func Script(steps []Step, main string) string {
 		stmt := Statement(s)
 		for _, l := range []*Locator{s.Loc, s.ToLoc} {
 			if l != nil && !l.Verified {
-				fmt.Fprintf(&b, "// FIXME: no unique locator (%s)", oneLine(l.Why))
+				b.WriteString("// FIXME: no unique locator")
+				if l.Why != "" && l.Why != "no unique locator" {
+					b.WriteString(" (" + oneLine(l.Why) + ")")
+				}
 				if l.Role != "" || l.Name != "" {
 					fmt.Fprintf(&b, " for %s %s", l.Role, JSString(l.Name))
 				}
