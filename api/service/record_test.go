@@ -169,7 +169,8 @@ func drive(t *testing.T, svc *service.Service, app *flowApp, tab, avatar string)
 	must(t, "fill name", svc.Act(ctx, "fill", &api.ActRequest{Common: c, Target: api.Target(numberOf(t, svc, tab, "textbox", "Full name")), Text: `Ann "Q" O'Neil`}))
 	must(t, "select", svc.Select(ctx, &api.SelectRequest{Common: c, Target: api.Target(numberOf(t, svc, tab, "combobox", "Country")), Values: []string{"Japan"}}))
 	must(t, "upload", svc.Upload(ctx, &api.UploadRequest{Common: c, Target: api.Target(numberOf(t, svc, tab, "button", "Avatar")), Files: []string{avatar}}))
-	must(t, "terms", svc.Act(ctx, "click", &api.ActRequest{Common: c, Target: api.Target(numberOf(t, svc, tab, "link", "Terms of use"))}))
+	// One step from inside a run: recorded all the same.
+	must(t, "terms", svc.Run(ctx, &api.RunRequest{Common: c, Code: "await tab.click(" + numberOf(t, svc, tab, "link", "Terms of use") + ")"}))
 	must(t, "save", svc.Act(ctx, "click", &api.ActRequest{Common: c, Target: api.Target(numberOf(t, svc, tab, "button", "Save profile"))}))
 	// The second of three Delete buttons: only its row tells it apart.
 	res := svc.Observe(ctx, &api.ObserveRequest{Common: c})
