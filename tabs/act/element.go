@@ -25,7 +25,9 @@ import (
 // Target names an element: an element number from the latest observation
 // (ID > 0) or a selector: CSS, or a query-handler
 // selector text/…, xpath/…, pierce/…, aria/… (the legacy p-text/,
-// p-xpath/, p-pierce/, p-aria/ are accepted).
+// p-xpath/, p-pierce/, p-aria/ are accepted), or a scope chain of aria/
+// and CSS parts, A >> B, B searched inside what A matches; a CSS part may
+// end in :has-text("…") (record.go).
 type Target struct {
 	ID       int
 	Selector string
