@@ -23,12 +23,11 @@ import (
 // a file input, a link that opens a popup) and a list whose rows each have
 // a Delete button behind a confirm dialog. It records what it received.
 type flowApp struct {
-	mu       sync.Mutex
-	got      []string // "login a@b.c hunter2", "form …", "delete Bob"
-	signIn   string   // the sign-in button's label
-	rows     []string
-	srv      *httptest.Server
-	received chan struct{}
+	mu     sync.Mutex
+	got    []string // "login a@b.c hunter2", "form …", "delete Bob"
+	signIn string   // the sign-in button's label
+	rows   []string
+	srv    *httptest.Server
 }
 
 func newFlowApp(t *testing.T) *flowApp {
