@@ -237,7 +237,7 @@ type UploadRequest struct {
 // "JSON-RPC and Go" section lists them.
 var Methods = []string{"open", "close", "run", "observe", "tabs", "screenshot", "extract", "click", "type", "fill", "press",
 	"hover", "select", "scroll", "wait", "back", "forward", "reload", "dialog", "upload",
-	"network", "console", "har", "route", "unroute", "pdf", "emulate"}
+	"network", "console", "har", "route", "unroute", "pdf", "emulate", "record", "replay"}
 
 // ErrorResult builds a failed result from an error code, message and hint.
 func ErrorResult(code errcode.Code, message string) *Result {

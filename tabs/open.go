@@ -188,6 +188,7 @@ func (s *Supervisor) Open(ctx context.Context, o OpenOptions) (*OpenResult, erro
 		res.Notes = nav.Notes
 		res.Dialog = nav.Dialog
 		res.Status = nav.Status
+		s.recordOpen(name, o.URL) // recording.go
 	}
 	if recreated != "" {
 		res.Notes = append(res.Notes, recreated)

@@ -48,6 +48,7 @@ import (
 
 	"github.com/tabpilot/tabpilot/browser"
 	"github.com/tabpilot/tabpilot/errcode"
+	"github.com/tabpilot/tabpilot/tabs/record"
 )
 
 // Options configure a Supervisor. A nil *Options means the defaults; New
@@ -231,6 +232,9 @@ type Supervisor struct {
 	ctxs contexts
 
 	crashes, kills atomic.Int64
+
+	// rec is the recording in progress (recording.go), nil when none.
+	rec atomic.Pointer[record.Recorder]
 }
 
 // Stats are a supervisor's counters since it started.

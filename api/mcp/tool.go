@@ -22,7 +22,7 @@ const ToolName = "browser"
 // defined the tool: each is a method of api.Methods.
 var Actions = []string{"open", "close", "run", "observe", "click", "type", "fill", "press", "screenshot", "extract", "tabs",
 	"hover", "select", "scroll", "wait", "back", "forward", "reload", "dialog", "upload",
-	"network", "console", "har", "route", "unroute", "pdf", "emulate"}
+	"network", "console", "har", "route", "unroute", "pdf", "emulate", "record", "replay"}
 
 // ReadOnlyActions are the actions that only read the page: they are listed
 // in the tool's annotations (Tool._meta, key MetaReadOnlyActions) and its
@@ -56,7 +56,7 @@ type Input struct {
 	All  bool `json:"all,omitempty" jsonschema:"close: every tab; network, console: all pages"`
 	Kill bool `json:"kill,omitempty" jsonschema:"close: end a spawned app"`
 	// run
-	Code string `json:"code,omitempty" jsonschema:"run: async function body"`
+	Code string `json:"code,omitempty" jsonschema:"run, replay"`
 	// click, type, fill, press, hover, select, upload, scroll, wait, screenshot
 	Target Target `json:"target,omitempty" jsonschema:"element number, or a selector (css, text/…, aria/…)"`
 	Text   string `json:"text,omitempty" jsonschema:"type, fill: text; press: key (Enter); wait: text; dialog: prompt answer"`
@@ -80,24 +80,25 @@ type Input struct {
 	Boxes        bool   `json:"boxes,omitempty" jsonschema:"observe: element boxes"`
 	// screenshot
 	FullPage bool   `json:"full_page,omitempty" jsonschema:"screenshot"`
-	Save     string `json:"save,omitempty" jsonschema:"screenshot, har stop, pdf: file to write"`
+	Save     string `json:"save,omitempty" jsonschema:"file to write"`
 	Marks    bool   `json:"marks,omitempty" jsonschema:"screenshot: draw numbers"`
 	// extract, pdf
 	Format string `json:"format,omitempty" jsonschema:"extract: default markdown; pdf: paper"`
 	// pdf (the other print options are run's tab.pdf)
 	Landscape bool `json:"landscape,omitempty"`
 	// emulate (the other fields are run's tab.emulate)
-	Device   string `json:"device,omitempty" jsonschema:"emulate: e.g. Pixel 7"`
+	Device   string `json:"device,omitempty" jsonschema:"emulate"`
 	Timezone string `json:"timezone,omitempty" jsonschema:"emulate"`
 	Locale   string `json:"locale,omitempty" jsonschema:"emulate"`
 	Reset    bool   `json:"reset,omitempty"`
 	List     bool   `json:"list,omitempty" jsonschema:"emulate: devices"`
 	// network, console, har, route
-	ID          string `json:"id,omitempty" jsonschema:"network: one request in full"`
+	ID          string `json:"id,omitempty" jsonschema:"network"`
 	Failed      bool   `json:"failed,omitempty" jsonschema:"network"`
 	Level       string `json:"level,omitempty" jsonschema:"console"`
-	Errors      bool   `json:"errors,omitempty" jsonschema:"console: uncaught errors"`
-	Op          string `json:"op,omitempty" jsonschema:"har"`
+	Errors      bool   `json:"errors,omitempty" jsonschema:"console"`
+	Op          string `json:"op,omitempty" jsonschema:"har, record"`
+	File        string `json:"file,omitempty"`
 	Content     string `json:"content,omitempty" jsonschema:"har start: bodies"`
 	Abort       string `json:"abort,omitempty" jsonschema:"route: error reason"`
 	Status      int    `json:"status,omitempty" jsonschema:"route: fulfil status"`
@@ -157,18 +158,21 @@ var actionFields = map[string][]string{
 	"unroute":    {"url"},
 	"pdf":        {"save", "format", "landscape"},
 	"emulate":    {"device", "viewport", "timezone", "locale", "reset", "list"},
+	"record":     {"op", "save"},
+	"replay":     {"code", "file"},
 }
 
 // description is the tool's description: an operating playbook.
 const description = `Drive a real Chromium browser. Each call does one action on a named tab (default "main").
 1. open {url} loads a page.
-2. observe lists what a person can act on, one per line: number, role, "name", value, states.
+2. observe lists what a person can act on: number, role, "name", value, states.
 3. Act by number: click {target: 4}; fill {target: 2, text} replaces a value; type appends; press {text: "Enter"}; hover; select {target, values}; upload {target, files}; scroll {dy: 600}.
    wait {text} (or {target}, {url}, {load_state}); back, forward, reload; dialog {response} answers an alert/confirm/prompt.
 4. After a navigation or a big change, observe again: older numbers fail with stale_element.
-Multi-step work goes in one run: code is an async function body with tab (goto, observe, click, fill, press, waitFor, evaluate, screenshot, extract, requests, route, pdf, emulate), assert, display; its return value is the result.
+Multi-step work goes in one run: code is an async function body with tab (goto, observe, click, fill, press, waitFor, evaluate, screenshot, extract, requests, route, pdf, emulate), assert, display; it returns the result.
 network {url} lists requests (id: one in full); console {level} (errors: uncaught); har {op, save}; route {url, abort | status, body}; emulate {device} then reload; pdf {save}.
-Only observe, screenshot, extract, tabs, wait, network and console just read. A failure has isError, a code and a hint: follow it.`
+record {op: start|stop, save} turns actions into a script; replay {file} reruns it.
+observe, screenshot, extract, tabs, wait, network, console only read. A failure has isError, a code and a hint: follow it.`
 
 // Tool returns the definition of the browser tool: its description, its
 // input schema (derived from Input) and its annotations. Each call returns
@@ -276,6 +280,10 @@ func request(in *Input, set map[string]any) (any, error) {
 		return &api.UnrouteRequest{Common: common, URL: in.URL}, nil
 	case "pdf", "emulate":
 		return printEmulateRequest(in, common), nil
+	case "record":
+		return &api.RecordRequest{Common: common, Op: in.Op, Save: in.Save}, nil
+	case "replay":
+		return &api.ReplayRequest{Common: common, Code: in.Code, File: in.File}, nil
 	default: // tabs
 		return &api.TabsRequest{}, nil
 	}

@@ -422,7 +422,7 @@ func TestInputMatchesAPI(t *testing.T) {
 		"hover": api.ActRequest{}, "select": api.SelectRequest{}, "scroll": api.ScrollRequest{}, "wait": api.WaitRequest{},
 		"back": api.NavRequest{}, "forward": api.NavRequest{}, "reload": api.NavRequest{}, "dialog": api.DialogRequest{}, "upload": api.UploadRequest{},
 		"network": api.NetworkRequest{}, "console": api.ConsoleRequest{}, "har": api.HARRequest{}, "route": api.RouteRequest{}, "unroute": api.UnrouteRequest{},
-		"pdf": api.PDFRequest{}, "emulate": api.EmulateRequest{}}
+		"pdf": api.PDFRequest{}, "emulate": api.EmulateRequest{}, "record": api.RecordRequest{}, "replay": api.ReplayRequest{}}
 	if len(reqs) != len(Actions) || len(actionFields) != len(Actions) {
 		t.Fatalf("actions %v, fields for %d, requests for %d", Actions, len(actionFields), len(reqs))
 	}

@@ -14,6 +14,12 @@ import (
 
 // Run runs a script on a tab (the README's "The `run` action").
 func (s *Service) Run(ctx context.Context, r *api.RunRequest) *api.Result {
+	return s.run(ctx, r, nil)
+}
+
+// run is Run, with the job wrapped by wrap when it is not nil (Replay's
+// strict mode).
+func (s *Service) run(ctx context.Context, r *api.RunRequest, wrap func(tabs.Job) tabs.Job) *api.Result {
 	name := tabName(r.Name)
 	if strings.TrimSpace(r.Code) == "" {
 		return fail("run", name, tabs.Errorf(errcode.BadRequest, "run needs code: the body of an async function"))
@@ -52,7 +58,11 @@ func (s *Service) Run(ctx context.Context, r *api.RunRequest) *api.Result {
 		mark = guard{s.opts.Egress}.Mark()
 	}
 	err = s.audited(ctx, name, "run", "", r.Code, true, func() error {
-		return s.sup.Run(ctx, name, timeout, &capture{Job: sc, tab: &tab})
+		var job tabs.Job = &capture{Job: sc, tab: &tab}
+		if wrap != nil {
+			job = wrap(job)
+		}
+		return s.sup.Run(ctx, name, timeout, job)
 	})
 	out := sc.Output()
 	details := map[string]any{"action": "run", "name": name}

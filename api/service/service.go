@@ -217,6 +217,8 @@ func (s *Service) Call(ctx context.Context, method string, params json.RawMessag
 		return s.callNetwork(ctx, method, params)
 	case "pdf", "emulate":
 		return s.callPrintEmulate(ctx, method, params)
+	case "record", "replay":
+		return s.callRecord(ctx, method, params) // record.go
 	}
 	return nil, fmt.Errorf("%w: %q (methods: %s)", api.ErrMethodNotFound, method, strings.Join(api.Methods, ", "))
 }

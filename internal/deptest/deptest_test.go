@@ -39,8 +39,9 @@ var layers = [][]string{
 	{"tabs/observe"},
 	// 7. Actions: element location, actionability and input.
 	{"tabs/act"},
-	// 8. Capture: screenshots, marks, the page as text.
-	{"tabs/capture"},
+	// 8. Capture: screenshots, marks, the page as text; recording: locators
+	// and the script writer.
+	{"tabs/capture", "tabs/record"},
 	// 9. The supervisor, the tab and its actions.
 	{"tabs"},
 	// 10. The run action's JavaScript runtime, bound to a tab.

@@ -25,7 +25,9 @@ import (
 // Target names an element: an element number from the latest observation
 // (ID > 0) or a selector: CSS, or a query-handler
 // selector text/…, xpath/…, pierce/…, aria/… (the legacy p-text/,
-// p-xpath/, p-pierce/, p-aria/ are accepted).
+// p-xpath/, p-pierce/, p-aria/ are accepted), or a scope chain of aria/
+// and CSS parts, A >> B, B searched inside what A matches; a CSS part may
+// end in :has-text("…") (record.go).
 type Target struct {
 	ID       int
 	Selector string
@@ -112,11 +114,19 @@ func (t *Actor) resolve(ctx context.Context, tg Target) (*element, error) {
 	if err != nil {
 		return nil, err
 	}
-	if engine == "aria" {
+	if engine == "aria" || scoped(tg.Selector) {
 		if d := t.PendingDialog(); d != nil && t.DialogPolicy() == "" {
 			return nil, pagecore.EvalErr(&pagecore.DialogPendingError{Dialog: d})
 		}
+		if scoped(tg.Selector) || strict(ctx) {
+			return t.resolveCounted(ctx, tg.Selector) // record.go
+		}
 		return t.resolveAria(ctx, sel, tg.Selector)
+	}
+	if engine == "css" && (strict(ctx) || hasTextRE.MatchString(sel)) {
+		if el, err := t.resolveCounted(ctx, sel); err != nil || el != nil {
+			return el, err
+		}
 	}
 	expr := fmt.Sprintf("(%s)(%s, %s)", js.Query, jsString(engine), jsString(sel))
 	var res runtime.EvaluateResult
@@ -137,7 +147,7 @@ func (t *Actor) resolve(ctx context.Context, tg Target) (*element, error) {
 	return &element{obj: res.Result.ObjectID, desc: fmt.Sprintf("%q", tg.Selector)}, nil
 }
 
-var ariaRE = regexp.MustCompile(`^(.*?)(?:\[role=["']?([a-zA-Z]+)["']?\])?$`)
+var ariaRE = regexp.MustCompile(`(?s)^(.*?)(?:\[role=["']?([a-zA-Z]+)["']?\])?$`)
 
 // resolveAria finds the first node by accessible name and role
 // (Accessibility.queryAXTree), as Puppeteer's aria/Name[role="button"].

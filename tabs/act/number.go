@@ -81,6 +81,7 @@ func (t *Actor) resolveNumberAs(ctx context.Context, id int, deferShown bool) (*
 		return nil, err
 	}
 	t.Acted(ref)
+	t.hookNode(ctx, el) // record.go
 	return el, nil
 }
 

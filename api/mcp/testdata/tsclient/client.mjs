@@ -22,7 +22,7 @@ assert.equal(tool.name, "browser");
 assert.deepEqual(tool.inputSchema.properties.action.enum,
   ["open", "close", "run", "observe", "click", "type", "fill", "press", "screenshot", "extract", "tabs",
     "hover", "select", "scroll", "wait", "back", "forward", "reload", "dialog", "upload",
-    "network", "console", "har", "route", "unroute", "pdf", "emulate"]);
+    "network", "console", "har", "route", "unroute", "pdf", "emulate", "record", "replay"]);
 assert.deepEqual(tool.inputSchema.required, ["action"]);
 assert.equal(tool.annotations.readOnlyHint, false);
 assert.deepEqual(tool._meta["io.github.tabpilot/readOnlyActions"], ["observe", "screenshot", "extract", "tabs", "wait", "network", "console"]);
