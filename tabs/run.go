@@ -46,6 +46,10 @@ func (s *Supervisor) Run(ctx context.Context, name string, timeout time.Duration
 	timeout = s.Timeout(timeout)
 	rctx, cancel := opCtx(t.Context(), ctx, timeout, t.Dead())
 	defer cancel()
+	// A run that starts while a navigation holds the page ends with the
+	// honest error once it has held it for 5 s, not at its timeout.
+	rctx, cancelHeld, held := t.HeldByPending(rctx)
+	defer cancelHeld()
 
 	done := make(chan error, 1)
 	go func() {
@@ -59,6 +63,9 @@ func (s *Supervisor) Run(ctx context.Context, name string, timeout time.Duration
 	}()
 	select {
 	case err = <-done:
+		if h := held(); err != nil && h != nil {
+			return h
+		}
 		if err != nil && ctx.Err() == nil && !t.Alive() {
 			return goneErr(t)
 		}
@@ -73,6 +80,16 @@ func (s *Supervisor) Run(ctx context.Context, name string, timeout time.Duration
 		}
 		return err
 	case <-rctx.Done():
+	}
+	if h := held(); h != nil && ctx.Err() == nil && t.Alive() {
+		// Its calls were cut by the pending navigation, which is not the
+		// run's fault: the tab stays.
+		job.Interrupt("the page is held by a navigation")
+		select {
+		case <-done:
+		case <-time.After(s.opts.Grace):
+		}
+		return h
 	}
 	reason := "timeout"
 	if ctx.Err() != nil {

@@ -320,6 +320,58 @@ func TestTimeoutDuringSlowNavigationKeepsTab(t *testing.T) {
 	}
 }
 
+// An observation made while a navigation that timed out holds the page
+// (its server has not answered) fails with the honest error 5 s after the
+// navigation was requested, not at its own 20 s timeout; an open of
+// another URL ends the hold.
+func TestObserveHeldByNavigation(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/hang" {
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+		}
+		fmt.Fprint(w, `<!doctype html><title>ok</title><button>B</button>`)
+	}))
+	defer hang.Close()
+	defer close(release)
+	name := t.Name()
+	ctx := context.Background()
+	if _, err := sup.Open(ctx, tabs.OpenOptions{Name: name, URL: hang.URL + "/"}); err != nil {
+		t.Fatal(err)
+	}
+	defer sup.Close(ctx, name, false, 0)
+	if _, err := sup.Open(ctx, tabs.OpenOptions{Name: name, URL: hang.URL + "/hang", Timeout: time.Second}); errcode.Of(err) != errcode.Timeout {
+		t.Fatalf("open the hanging page: %v, want a timeout", err)
+	}
+	t0 := time.Now()
+	err := sup.Run(ctx, name, 20*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
+		_, err := tb.Observe(ctx, tabs.ObserveOptions{})
+		return err
+	}))
+	took := time.Since(t0)
+	var te *tabs.Error
+	if errcode.Of(err) != errcode.Timeout || !errors.As(err, &te) || !strings.Contains(err.Error(), "held by its navigation to "+hang.URL+"/hang") || te.Hint == "" {
+		t.Fatalf("observe while held: %v, want the honest timeout naming the navigation", err)
+	}
+	if took > 15*time.Second {
+		t.Errorf("observe while held took %v, want about 4 s, not its 20 s timeout", took)
+	}
+	if _, err := sup.Open(ctx, tabs.OpenOptions{Name: name, URL: hang.URL + "/other"}); err != nil {
+		t.Fatalf("open another URL after the hold: %v", err)
+	}
+	tb, err := sup.Tab(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if title := evalString(t, tb, "document.title"); title != "ok" {
+		t.Fatalf("title after the reopen = %q", title)
+	}
+}
+
 // Changing the dialog policy recreates the tab on the page it showed, and
 // a tab that was the browser's only one does not take the browser down.
 func TestDialogPolicyChangeKeepsPage(t *testing.T) {

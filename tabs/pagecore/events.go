@@ -93,6 +93,7 @@ func (t *Page) onEvent(ev any) {
 			t.navReq++
 			t.navPending = true
 			t.navURL = ev.URL
+			t.navSince = time.Now()
 			t.st.wakeLocked()
 			t.evMu.Unlock()
 		}
@@ -107,6 +108,7 @@ func (t *Page) onEvent(ev any) {
 				t.navReq++
 				t.navPending = true
 				t.navURL = ev.URL
+				t.navSince = time.Now()
 				t.st.wakeLocked()
 				t.evMu.Unlock()
 			}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -305,6 +306,56 @@ func (t *Page) HeldByNavigation(ctx context.Context, m NavMark) (context.Context
 		}
 	}()
 	return cctx, cancel
+}
+
+// HeldByPending bounds ctx by the top-level navigation pending now, if
+// one is (requested, neither committed nor stopped): Chromium answers no
+// call to the page until it commits, so a call made meanwhile waits for
+// the page's server, up to its whole timeout when the server never
+// answers. It returns a context of ctx that ends once that navigation has
+// been pending navCommitWait (counted from its request), its cancel, and
+// held, which after the context ended so returns the honest error
+// (code timeout, naming the navigation), else nil. A navigation started
+// meanwhile (a goto, which Chromium does answer) ends the bound.
+func (t *Page) HeldByPending(ctx context.Context) (context.Context, context.CancelFunc, func() error) {
+	t.evMu.Lock()
+	pending, req, url, since := t.navPending, t.navReq, t.navURL, t.navSince
+	t.evMu.Unlock()
+	if !pending {
+		return ctx, func() {}, func() error { return nil }
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	var fired atomic.Bool
+	go func() {
+		limit := time.NewTimer(time.Until(since.Add(navCommitWait)))
+		defer limit.Stop()
+		for {
+			t.evMu.Lock()
+			still := t.navPending && t.navReq == req
+			changed := t.st.waitLocked()
+			t.evMu.Unlock()
+			if !still {
+				return
+			}
+			select {
+			case <-changed:
+			case <-limit.C:
+				fired.Store(true)
+				cancel()
+				return
+			case <-cctx.Done():
+				return
+			}
+		}
+	}()
+	held := func() error {
+		if !fired.Load() {
+			return nil
+		}
+		return &Error{Code: errcode.Timeout, Msg: fmt.Sprintf("the page is held by its navigation to %s, which has not committed in %v (its server has not answered); Chromium answers no call to the page until it does",
+			msg.Trim(url, 200), navCommitWait), Hint: "Try again when the server has answered, open another URL in the tab (which ends the wait), or close it."}
+	}
+	return cctx, cancel, held
 }
 
 // navCommitWait bounds how long an action that requested a top-level

@@ -69,6 +69,7 @@ type Page struct {
 	routeSeq   int    // top-level navigations within the document (Page.navigatedWithinDocument: pushState, a fragment)
 	navPending bool   // one was requested and has neither committed nor stopped
 	navURL     string // where the last requested top-level navigation goes
+	navSince   time.Time
 	blocked    []Blocked
 	blockedSeq int // navigations the policy refused (blocked.go)
 	dialog     *Dialog
