@@ -73,7 +73,8 @@ type Log struct {
 	o Options
 
 	mu       sync.Mutex
-	seq      int
+	seq      int // orders requests, messages and errors together
+	nreq     int // numbers the requests: their IDs are r1, r2, …
 	reqs     *ring[*Entry]
 	byID     map[string]*Entry
 	hops     map[network.RequestID][]*Entry // live hops of a CDP id, oldest first
@@ -270,7 +271,8 @@ func (l *Log) onRequest(ev *network.EventRequestWillBeSent) {
 // add appends a new entry for the CDP id to the ring.
 func (l *Log) add(id network.RequestID) *Entry {
 	l.seq++
-	e := &Entry{ID: "r" + strconv.Itoa(l.seq), RequestID: id, Nav: l.nav, seq: l.seq,
+	l.nreq++
+	e := &Entry{ID: "r" + strconv.Itoa(l.nreq), RequestID: id, Nav: l.nav, seq: l.seq,
 		requestHeadersSize: -1, responseHeadersSize: -1}
 	if old, evicted := l.reqs.push(e); evicted {
 		l.forget(old)

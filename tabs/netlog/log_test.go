@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 
@@ -176,5 +177,24 @@ func TestBodySpill(t *testing.T) {
 	l.Close()
 	if _, err := os.Stat(e.Body.Path); !os.IsNotExist(err) {
 		t.Errorf("Close left %s: %v", e.Body.Path, err)
+	}
+}
+
+// TestRequestIDsCount: request IDs number the requests alone (r1, r2),
+// whatever console messages come between them.
+func TestRequestIDsCount(t *testing.T) {
+	l := New(nil)
+	l.Handle(request("a", "http://127.0.0.1/a", network.ResourceTypeFetch, 1))
+	l.Handle(&log.EventEntryAdded{Entry: &log.Entry{Level: log.EntryLevelWarning, Text: "between", Timestamp: 1.7e12}})
+	l.Handle(request("b", "http://127.0.0.1/b", network.ResourceTypeFetch, 2))
+	got, err := l.Requests(Filter{All: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].ID != "r1" || got[1].ID != "r2" {
+		t.Fatalf("ids %+v, want r1 and r2", got)
+	}
+	if m, _ := l.Console(ConsoleFilter{}); len(m) != 1 {
+		t.Fatalf("console %+v, want the one message", m)
 	}
 }
