@@ -81,7 +81,8 @@ func (s *Service) Record(ctx context.Context, r *api.RecordRequest) *api.Result 
 // nearest candidates.
 const candidatesWait = 10 * time.Second
 
-// Replay runs a recorded script as a run (Run) under tabs.WithStrict, each
+// Replay runs a recorded script as a run (Run) under tabs.WithStrict, on
+// the tab r.Name (opened on about:blank when there is none), each
 // element step waiting at most ReplayStepWait for its element, and
 // reports its steps (the `// step N` comments, record.Steps): on success
 // how many ran; on failure the step that failed (from the line its error
@@ -106,6 +107,15 @@ func (s *Service) Replay(ctx context.Context, r *api.ReplayRequest) *api.Result 
 		return fail("replay", name, tabs.Errorf(errcode.BadRequest, "replay needs a script: file or code"))
 	}
 	steps := record.Steps(code)
+	if !s.hasTab(name) {
+		// A recorded script starts with its goto: a tab of a new name is
+		// opened blank for it, as a run could not be on a tab that does
+		// not exist.
+		if o := s.Open(ctx, &api.OpenRequest{Common: r.Common}); o.IsError {
+			o.Details["action"] = "replay"
+			return o
+		}
+	}
 	res := s.run(ctx, &api.RunRequest{Common: r.Common, Code: code}, func(j tabs.Job) tabs.Job { return strictJob{j} })
 	res.Details["action"] = "replay"
 	res.Details["steps"] = len(steps)

@@ -315,3 +315,53 @@ func TestReplayReportsBrokenStep(t *testing.T) {
 		t.Errorf("ambiguous step: %s", res.Text())
 	}
 }
+
+// TestRecordReplayJSONRPC drives record and replay through the JSON-RPC
+// dispatch (Service.Call, as api/rpc and MCP reach it): start, an open
+// and a click by number, stop into a file, replay the file on another
+// tab, and the errors of a bad op and a relative path.
+func TestRecordReplayJSONRPC(t *testing.T) {
+	clicks := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/done" {
+			clicks++
+		}
+		fmt.Fprint(w, `<!doctype html><title>rpc</title><a href="/done">Finish order</a>`)
+	}))
+	defer srv.Close()
+	svc := newService(t)
+	ctx := context.Background()
+	call := func(method, params string) *api.Result {
+		t.Helper()
+		res, err := svc.Call(ctx, method, json.RawMessage(params))
+		if err != nil {
+			t.Fatalf("%s %s: %v", method, params, err)
+		}
+		return res
+	}
+	if res := call("record", `{"op":"start","name":"a"}`); res.IsError {
+		t.Fatal(res.Text())
+	}
+	call("open", fmt.Sprintf(`{"name":"a","url":%q}`, srv.URL+"/"))
+	obs := call("observe", `{"name":"a"}`)
+	if !strings.Contains(obs.Text(), `1 "Finish order"`) {
+		t.Fatalf("observe: %s", obs.Text())
+	}
+	call("click", `{"name":"a","target":1}`)
+	file := filepath.Join(t.TempDir(), "flow.js")
+	res := call("record", fmt.Sprintf(`{"op":"stop","save":%q}`, file))
+	b, err := os.ReadFile(file)
+	if res.IsError || err != nil || !strings.Contains(string(b), `tab.click('aria/Finish order[role="link"]')`) || !strings.Contains(string(b), "// step 2") {
+		t.Fatalf("stop: %s; the file (%v):\n%s", res.Text(), err, b)
+	}
+	res = call("replay", fmt.Sprintf(`{"name":"b","file":%q}`, file))
+	if res.IsError || res.Details["ran"] != 2 || clicks != 2 {
+		t.Fatalf("replay: %s %v (the link was followed %d times, want 2)", res.Text(), res.Details, clicks)
+	}
+	for _, c := range [][2]string{{`{"op":"pause"}`, `record op "pause"`}, {`{"op":"stop","save":"rel.js"}`, "absolute path"}} {
+		res := call("record", c[0])
+		if e := res.ErrorOf(); e == nil || e.Code != errcode.BadRequest || !strings.Contains(e.Message, c[1]) {
+			t.Errorf("record %s: %s", c[0], res.Text())
+		}
+	}
+}
