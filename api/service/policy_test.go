@@ -297,3 +297,64 @@ func TestContextProxyBehindGuard(t *testing.T) {
 		t.Errorf("the upstream's password shows in tabs")
 	}
 }
+
+// BenchmarkOpenUnderPolicy measures what the navigation policy costs an
+// open plus its first observation of a loopback page with an image: no
+// policy, against an allow list naming the page's origin (the guard proxy
+// carries every request, and the tab vets the document on the Fetch
+// domain), side by side. It reports the median in ms (median-ms).
+func BenchmarkOpenUnderPolicy(b *testing.B) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/img.svg" {
+			w.Header().Set("Content-Type", "image/svg+xml")
+			fmt.Fprint(w, `<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"/>`)
+			return
+		}
+		fmt.Fprintf(w, `<!doctype html><title>p</title><img src="/img.svg?%s"><a href="/x">Next</a><button>Go</button>`, r.URL.RawQuery)
+	})}}
+	srv.Start()
+	defer srv.Close()
+	for _, mode := range []string{"none", "allow-list"} {
+		b.Run(mode, func(b *testing.B) {
+			opts := &service.Options{BrowserArgs: testenv.BrowserArgs, MaxTimeout: 60 * time.Second}
+			if mode == "allow-list" {
+				rules, err := egress.ParseRules([]string{srv.URL}, nil, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				p := egress.New(&egress.Options{Rules: rules})
+				if _, err := p.Start(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+				defer p.Close()
+				opts.Egress = p
+			}
+			svc := service.New(opts)
+			defer svc.Shutdown(context.Background())
+			ctx := context.Background()
+			tab := api.Common{Name: "b"}
+			if res := svc.Open(ctx, &api.OpenRequest{Common: tab, URL: srv.URL + "/"}); res.IsError {
+				b.Fatal(res.Text())
+			}
+			var took []time.Duration
+			i := 0
+			for b.Loop() {
+				i++
+				t0 := time.Now()
+				if res := svc.Open(ctx, &api.OpenRequest{Common: tab, URL: fmt.Sprintf("%s/?%d", srv.URL, i)}); res.IsError {
+					b.Fatal(res.Text())
+				}
+				if res := svc.Observe(ctx, &api.ObserveRequest{Common: tab}); res.IsError {
+					b.Fatal(res.Text())
+				}
+				took = append(took, time.Since(t0))
+			}
+			slices.Sort(took)
+			b.ReportMetric(float64(took[len(took)/2])/float64(time.Millisecond), "median-ms")
+		})
+	}
+}
