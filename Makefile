@@ -44,7 +44,7 @@ bench-extract: ## score tab.extract against Readability's 104 test pages, static
 
 pools: chromium ## the long form of the pool tests: 8 agents at once on a real Selenium Grid 4, browserless, remote endpoints, in package browser and through tabs (.ci/run installs what they need)
 	TABPILOT_POOLS_LONG=1 $(GO) test -race ./browser -run 'Grid|Browserless|Remote' -count=1 -v
-	TABPILOT_POOLS_LONG=1 $(GO) test -race ./tabs -run 'Grid|Remote|Context' -count=1 -v
+	TABPILOT_POOLS_LONG=1 $(GO) test -race ./tabs -run 'Grid|Browserless|Remote|Context' -count=1 -v
 
 chaos: chromium ## the long chaos test: every saved page three times over, own pages between; prints crashes, timeouts, kills, lost names
 	$(GO) test ./tabs -run '^TestChaos$$' -count=1 -timeout 60m -v -chaos.long

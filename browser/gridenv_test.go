@@ -34,5 +34,6 @@ func gridCall(t testing.TB, method, u string, body any) int {
 func TestMain(m *testing.M) {
 	code := m.Run()
 	testenv.StopGrid()
+	testenv.StopBrowserless()
 	os.Exit(code)
 }

@@ -474,10 +474,10 @@ func TestRemoteRelayReconnect(t *testing.T) {
 	}
 }
 
-// gridSup is a supervisor whose Grid browsers run with the test flags
-// (--no-sandbox as root: chromedriver does not add it), as one agent's
-// daemon would.
-func gridSup(t *testing.T) *tabs.Supervisor {
+// poolSup is a supervisor whose pool browsers (Grid, browserless) run
+// with the test flags (--no-sandbox as root: chromedriver does not add
+// it), as one agent's daemon would.
+func poolSup(t *testing.T) *tabs.Supervisor {
 	s := tabs.NewSupervisor(&tabs.Options{Browser: browser.Options{Args: rootArgs()}, DefaultTimeout: time.Minute, MaxTimeout: 2 * time.Minute})
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -513,7 +513,7 @@ func gridSessionOf(t *testing.T, s *tabs.Supervisor, name string) string {
 // closes.
 func TestGridTabs(t *testing.T) {
 	base := testenv.NeedGrid(t)
-	s := gridSup(t)
+	s := poolSup(t)
 	ctx := context.Background()
 	if err := agentRound(s, tabs.OpenOptions{Name: "g0", App: gridApp(base)}); err != nil {
 		t.Fatal(err)
@@ -583,7 +583,7 @@ func TestGridAgents(t *testing.T) {
 	errs := make([]error, n)
 	sups := make([]*tabs.Supervisor, n)
 	for i := range sups {
-		sups[i] = gridSup(t)
+		sups[i] = poolSup(t)
 	}
 	for i := range n {
 		wg.Go(func() { errs[i] = agentRound(sups[i], tabs.OpenOptions{Name: "agent", App: gridApp(base)}) })
@@ -595,7 +595,7 @@ func TestGridAgents(t *testing.T) {
 	if left := testenv.GridSessions(t, base); len(left) != 0 {
 		t.Fatalf("sessions left after the agents closed: %v", left)
 	}
-	one := gridSup(t)
+	one := poolSup(t)
 	for i := range n {
 		wg.Go(func() {
 			errs[i] = agentRound(one, tabs.OpenOptions{Name: fmt.Sprintf("agent%d", i), Context: fmt.Sprintf("agent%d", i), App: gridApp(base)})
@@ -612,7 +612,7 @@ func TestGridAgents(t *testing.T) {
 // the next open makes a new session.
 func TestGridSessionKilled(t *testing.T) {
 	base := testenv.NeedGrid(t)
-	s := gridSup(t)
+	s := poolSup(t)
 	ctx := context.Background()
 	if _, err := s.Open(ctx, tabs.OpenOptions{Name: "k", App: gridApp(base), URL: srv.URL + "/form", WaitUntil: "load"}); err != nil {
 		t.Fatal(err)

@@ -73,7 +73,8 @@ func TestMain(m *testing.M) {
 	sup = tabs.NewSupervisor(&tabs.Options{Browser: browser.Options{Args: testenv.BrowserArgs}, Grace: time.Second,
 		DefaultTimeout: time.Minute, MaxTimeout: 2 * time.Minute})
 	code := m.Run()
-	testenv.StopGrid() // started by the pool tests (pools_test.go), if any ran
+	testenv.StopGrid()        // started by the pool tests (pools_test.go), if any ran
+	testenv.StopBrowserless() // likewise (browserless_test.go)
 	if cookieSrv != nil {
 		cookieSrv.Close()
 	}

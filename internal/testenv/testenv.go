@@ -1,6 +1,7 @@
 // Package testenv holds what tabpilot's browser tests share: the launch
 // flags that keep test browsers on this machine, a leak check for
-// Chromium processes, and a real Selenium Grid 4 on 127.0.0.1 (grid.go).
+// Chromium processes, a real Selenium Grid 4 on 127.0.0.1 (grid.go) and a
+// real browserless 2 on 127.0.0.1 (browserless.go).
 package testenv
 
 import (
