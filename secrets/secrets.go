@@ -245,15 +245,18 @@ func (s *Store) Has(name string) bool {
 
 // Check returns nil when the store holds name; else a bad_request error
 // "unknown secret NAME" (listing the names the store holds in its hint),
-// or, on an empty store, "no secrets file given (--secrets)".
+// or, on a nil store, "no secrets file given (--secrets)".
 func (s *Store) Check(name string) error {
-	if s.Len() == 0 {
+	if s == nil {
 		return &errcode.Error{Code: errcode.BadRequest, Msg: "no secrets file given (--secrets)",
 			Hint: "Start tabpilot with --secrets FILE (or TABPILOT_SECRETS), a 0600 dotenv file of NAME=value lines."}
 	}
 	if !s.Has(name) {
-		return &errcode.Error{Code: errcode.BadRequest, Msg: "unknown secret " + name,
-			Hint: "The secrets file defines: " + strings.Join(s.names, ", ") + "."}
+		hint := "The secrets file defines: " + strings.Join(s.names, ", ") + "."
+		if len(s.names) == 0 {
+			hint = "The secrets file defines no secrets."
+		}
+		return &errcode.Error{Code: errcode.BadRequest, Msg: "unknown secret " + name, Hint: hint}
 	}
 	return nil
 }
@@ -263,10 +266,25 @@ func HasPlaceholder(text string) bool {
 	return strings.Contains(text, "{{secret:") && placeholderRE.MatchString(text)
 }
 
+// PlaceholderNames returns the names of the {{secret:NAME}} placeholders
+// in text, in order, each once; nil when it has none.
+func PlaceholderNames(text string) []string {
+	if !HasPlaceholder(text) {
+		return nil
+	}
+	var out []string
+	for _, m := range placeholderRE.FindAllStringSubmatch(text, -1) {
+		if !slices.Contains(out, m[1]) {
+			out = append(out, m[1])
+		}
+	}
+	return out
+}
+
 // Expand returns text with every {{secret:NAME}} replaced by the value of
 // NAME. Text without placeholders is returned as is, on any store.
 // Errors (Check's, never quoting a value): bad_request "unknown secret
-// NAME", or "no secrets file given (--secrets)" when the store is empty.
+// NAME", or "no secrets file given (--secrets)" on a nil store.
 func (s *Store) Expand(text string) (string, error) {
 	if !HasPlaceholder(text) {
 		return text, nil

@@ -95,16 +95,63 @@ func (l *Log) WriteHAR(w io.Writer) error {
 // _webSocketMessages.
 type HAR struct {
 	Log HARLog `json:"log"`
+	// redact is the log's Options.Redact, for WriteTo.
+	redact func(string) string
 }
 
-// WriteTo writes h as indented JSON.
+// WriteTo writes h as indented JSON, with the secrets of the log's
+// Options.Redact masked.
 func (h *HAR) WriteTo(w io.Writer) (int64, error) {
 	b, err := json.MarshalIndent(h, "", "  ")
 	if err != nil {
 		return 0, err
 	}
+	if h.redact != nil {
+		b = redactJSON(b, h.redact)
+	}
 	n, err := w.Write(append(b, '\n'))
 	return int64(n), err
+}
+
+// redactJSON masks the secrets of redact in the JSON document b. A
+// secret whose raw form spans JSON syntax (it holds a quote) would leave
+// invalid JSON: then each string of the document is masked on its own.
+func redactJSON(b []byte, redact func(string) string) []byte {
+	r := redact(string(b))
+	if r == string(b) {
+		return b
+	}
+	if json.Valid([]byte(r)) {
+		return []byte(r)
+	}
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return []byte(r)
+	}
+	out, err := json.MarshalIndent(redactValue(v, redact), "", "  ")
+	if err != nil {
+		return []byte(r)
+	}
+	return out
+}
+
+// redactValue masks every string (and object key) of a decoded JSON value.
+func redactValue(v any, redact func(string) string) any {
+	switch x := v.(type) {
+	case string:
+		return redact(x)
+	case []any:
+		for i := range x {
+			x[i] = redactValue(x[i], redact)
+		}
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[redact(k)] = redactValue(e, redact)
+		}
+		return out
+	}
+	return v
 }
 
 // HARLog is the log object: version "1.2", the creator, pages and entries.
@@ -250,7 +297,7 @@ func creatorVersion() string {
 func (l *Log) buildHAR() (*HAR, error) {
 	st := l.har
 	h := &HAR{Log: HARLog{Version: "1.2", Creator: HARCreator{Name: "tabpilot", Version: creatorVersion()},
-		Pages: []HARPage{}, Entries: []HAREntry{}}}
+		Pages: []HARPage{}, Entries: []HAREntry{}}, redact: l.o.Redact}
 	if d := l.reqs.dropped - st.dropped; d > 0 {
 		h.Log.Comment = fmt.Sprintf("%d requests were dropped from the log's ring and are missing", d)
 	}
@@ -343,7 +390,7 @@ func (l *Log) harEntry(e *Entry, o HAROptions) (HAREntry, error) {
 		c.Size = int64(len(raw))
 		if o.Content == "file" {
 			name := e.ID + "-*" + path.Ext(strings.SplitN(e.URL, "?", 2)[0])
-			if c.File, err = writeBody(o.Dir, name, raw); err != nil {
+			if c.File, err = writeBody(o.Dir, name, l.redactBody(raw, b.Base64)); err != nil {
 				return he, fmt.Errorf("write the body of %s: %w", e.ID, err)
 			}
 		} else if b.Base64 {

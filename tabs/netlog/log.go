@@ -35,6 +35,11 @@ type Options struct {
 	BodyDir string
 	// Now is the clock (default time.Now); for tests.
 	Now func() time.Time
+	// Redact, when set, masks what the log writes out: the text bodies it
+	// spills to files, the body files and the JSON of a HAR (the secrets
+	// of the session, package secrets). The record in memory is as the
+	// page sent it; the caller redacts what it shows of it.
+	Redact func(string) string
 }
 
 func (o *Options) withDefaults() Options {
@@ -62,6 +67,9 @@ func (o *Options) withDefaults() Options {
 	}
 	if c.Now == nil {
 		c.Now = time.Now
+	}
+	if c.Redact == nil {
+		c.Redact = func(s string) string { return s }
 	}
 	return c
 }
