@@ -103,10 +103,12 @@ func build(values map[string]string) *Store {
 // Forms returns the forms of value that Redact masks: the value itself,
 // URL-query-escaped (as a form post sends it), path-escaped, JSON-escaped
 // (with and without HTML escapes, and twice, for JSON inside JSON),
-// HTML-escaped, and base64 (standard and URL alphabets, padded and not).
+// HTML-escaped (as html.EscapeString does, as a DOM serializes text and
+// attributes, and with only < > escaped, as markdown keeps them), and base64 (standard and URL alphabets, padded and not).
 // Each form is listed once; forms shorter than MinValueLen are left out.
 func Forms(value string) []string {
-	out := []string{value, url.QueryEscape(value), url.PathEscape(value), html.EscapeString(value)}
+	out := []string{value, url.QueryEscape(value), url.PathEscape(value),
+		html.EscapeString(value), htmlText.Replace(value), htmlAttr.Replace(value), htmlSpecial.Replace(value), angles.Replace(value)}
 	j := jsonEscape(value, true)
 	out = append(out, j, jsonEscape(value, false), jsonEscape(j, true), jsonEscape(j, false))
 	b := []byte(value)
@@ -120,6 +122,16 @@ func Forms(value string) []string {
 	}
 	return uniq
 }
+
+// The HTML escapes of a value besides html.EscapeString's: a DOM's
+// serialization of a text node and of an attribute (innerHTML), the
+// common &<>" escape, and the < > a markdown converter keeps escaped.
+var (
+	htmlText    = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
+	htmlAttr    = strings.NewReplacer("&", "&amp;", `"`, "&quot;")
+	htmlSpecial = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;")
+	angles      = strings.NewReplacer("<", "&lt;", ">", "&gt;")
+)
 
 // jsonEscape is s as it appears between the quotes of a JSON string.
 func jsonEscape(s string, escapeHTML bool) string {

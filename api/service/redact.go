@@ -1,6 +1,7 @@
 package service
 
 import (
+	"bytes"
 	"encoding/json"
 
 	"github.com/tabpilot/tabpilot/api"
@@ -10,8 +11,9 @@ import (
 // the result path every door goes through, so no value reaches a caller
 // in a text, an observation, an evaluate's or a run's value, a network or
 // console listing, or an error. Text content is masked in place; details
-// are masked only when their JSON holds a secret, and then become the
-// decoded JSON (maps, slices, float64s) with every string and key masked.
+// are replaced only when a string of theirs holds a secret, and then
+// become their decoded JSON (maps, slices, json.Numbers) with every string
+// and key masked.
 // Image data is left alone (a picture is what the page draws). Every
 // exported method that returns a result defers it.
 func (s *Service) redactResult(res **api.Result) {
@@ -33,15 +35,27 @@ func (s *Service) redactResult(res **api.Result) {
 		s.log.Warn("redact: details are not JSON", "err", err)
 		return
 	}
-	if !sec.ContainsBytes(b) {
-		return
-	}
+	// String by string of the decoded details, so that a value is found in
+	// the form the page gave it (HTML-escaped, form-encoded, …) before
+	// JSON escaped it again.
 	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&m); err != nil {
 		s.log.Warn("redact: details", "err", err)
 		return
 	}
-	r.Details = redactValue(m, sec.Redact).(map[string]any)
+	changed := false
+	red := redactValue(m, func(v string) string {
+		out := sec.Redact(v)
+		if out != v {
+			changed = true
+		}
+		return out
+	})
+	if changed {
+		r.Details = red.(map[string]any)
+	}
 }
 
 // redactValue masks every string (and object key) of a decoded JSON value.

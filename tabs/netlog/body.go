@@ -132,7 +132,7 @@ func (l *Log) SetPostData(id network.RequestID, data []byte) error {
 // redactBody masks Options.Redact's secrets in a text body; a base64
 // (binary) one is kept as it is.
 func (l *Log) redactBody(b []byte, base64 bool) []byte {
-	if base64 || len(b) == 0 {
+	if base64 || len(b) == 0 || l.o.Redact == nil {
 		return b
 	}
 	if r := l.o.Redact(string(b)); r != string(b) {

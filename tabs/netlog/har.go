@@ -1,6 +1,7 @@
 package netlog
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -113,24 +114,19 @@ func (h *HAR) WriteTo(w io.Writer) (int64, error) {
 	return int64(n), err
 }
 
-// redactJSON masks the secrets of redact in the JSON document b. A
-// secret whose raw form spans JSON syntax (it holds a quote) would leave
-// invalid JSON: then each string of the document is masked on its own.
+// redactJSON masks the secrets of redact in the JSON document b, string
+// by string (and key by key) of the decoded document, so that a value is
+// found in whatever form the page gave it, before JSON escaped it again.
 func redactJSON(b []byte, redact func(string) string) []byte {
-	r := redact(string(b))
-	if r == string(b) {
-		return b
-	}
-	if json.Valid([]byte(r)) {
-		return []byte(r)
-	}
 	var v any
-	if err := json.Unmarshal(b, &v); err != nil {
-		return []byte(r)
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber() // sizes and times as they were
+	if err := dec.Decode(&v); err != nil {
+		return []byte(redact(string(b)))
 	}
 	out, err := json.MarshalIndent(redactValue(v, redact), "", "  ")
 	if err != nil {
-		return []byte(r)
+		return []byte(redact(string(b)))
 	}
 	return out
 }

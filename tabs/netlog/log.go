@@ -68,9 +68,6 @@ func (o *Options) withDefaults() Options {
 	if c.Now == nil {
 		c.Now = time.Now
 	}
-	if c.Redact == nil {
-		c.Redact = func(s string) string { return s }
-	}
 	return c
 }
 

@@ -41,7 +41,11 @@ type netState struct {
 // writes to files has the values of sec masked.
 func newNetState(name string, sec *secrets.Store) *netState {
 	dir := filepath.Join(os.TempDir(), fmt.Sprintf("tabpilot-net-%d-%s-%d", os.Getpid(), safeName(name), time.Now().UnixNano()))
-	return &netState{log: netlog.New(&netlog.Options{BodyDir: dir, Redact: sec.Redact}), q: make(chan any, netQueue)}
+	var redact func(string) string
+	if sec.Len() > 0 {
+		redact = sec.Redact
+	}
+	return &netState{log: netlog.New(&netlog.Options{BodyDir: dir, Redact: redact}), q: make(chan any, netQueue)}
 }
 
 // safeName keeps the letters, digits, '-' and '_' of a tab name, for a
