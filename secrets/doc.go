@@ -17,8 +17,12 @@
 // result path (api/service: every door's results, errors, observations,
 // evaluate and run output, network and console listings), the spill files
 // of long results, the network record's body files and HAR files
-// (tabs/netlog), the observation's overflow file, the audit log writer and
-// the logger (Store.Handler wraps a slog.Handler).
+// (tabs/netlog), observations and their overflow file (tabs/observe), the
+// page's HTML before extract converts it (tabs/capture), the result and
+// errors of type and fill (tabs/act), the audit log writer and the loggers
+// (Store.Handler wraps a slog.Handler). JSON documents (results' details,
+// HARs) are masked string by string once decoded, so a value is found in
+// the form the page gave it before JSON escaped it again.
 //
 // Limits. The page itself holds the value: its scripts can read the field
 // and send it anywhere, and a run's tab.evaluate can read it back and
