@@ -48,6 +48,7 @@ import (
 
 	"github.com/tabpilot/tabpilot/browser"
 	"github.com/tabpilot/tabpilot/errcode"
+	"github.com/tabpilot/tabpilot/secrets"
 	"github.com/tabpilot/tabpilot/tabs/record"
 )
 
@@ -84,6 +85,11 @@ type Options struct {
 	// upstream's credentials are then its business. Errors refuse the
 	// open.
 	ContextProxy func(ctx context.Context, upstream string) (string, error)
+	// Secrets, when set, are the session's named secrets (package
+	// secrets): type and fill expand {{secret:NAME}} with them just before
+	// the text goes to the page, and observations and the files the tabs
+	// write (HARs, body files, observations) show their values masked.
+	Secrets *secrets.Store
 	// Logger receives logs; nil discards them.
 	Logger *slog.Logger
 }
@@ -284,6 +290,7 @@ func NewSupervisor(opts *Options) *Supervisor {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
+	s.log = s.opts.Secrets.Logger(s.log) // no secret reaches a log line
 	s.ctx, s.stop = context.WithCancel(context.Background())
 	bo := s.opts.Browser
 	bo.Logger = s.log

@@ -152,5 +152,6 @@ func (t *Tab) pageEnv() pagecore.Env {
 		WorldScript:    observe.WalkerJS,
 		TopNavigated:   func(restored bool) { t.Observer.Reset(restored) },
 		Popup:          func(info *target.Info) { s.wg.Go(func() { s.adoptPopup(t, info) }) },
+		Secrets:        s.opts.Secrets,
 	}
 }

@@ -12,7 +12,8 @@ import (
 )
 
 // Act runs the click, type, fill, press and hover shortcuts.
-func (s *Service) Act(ctx context.Context, method string, r *api.ActRequest) *api.Result {
+func (s *Service) Act(ctx context.Context, method string, r *api.ActRequest) (result *api.Result) {
+	defer s.redactResult(&result)
 	name := tabName(r.Name)
 	var res *tabs.ActionResult
 	var verb string

@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tabpilot/tabpilot/errcode"
+	"github.com/tabpilot/tabpilot/secrets"
 )
 
 // AuditedActions are the actions that write an intent and an outcome: the
@@ -48,6 +49,9 @@ type AuditRecord struct {
 	// TextSHA256 is the hex SHA-256 of the typed text (or script code),
 	// when there is one.
 	TextSHA256 string `json:"textSha256,omitempty"`
+	// Secrets names the secrets the text sends ({{secret:NAME}}
+	// placeholders, package secrets); their values are never written.
+	Secrets []string `json:"secrets,omitempty"`
 	// Outcome, Code and Error are set on outcome lines.
 	Outcome string `json:"outcome,omitempty"`
 	Code    string `json:"code,omitempty"`
@@ -90,7 +94,10 @@ const (
 // or "unknown" (it may or may not have reached the page: a timeout, a tab
 // or browser that died, a daemon that ended first). Typed text is never
 // written: textSha256 is the hex SHA-256 of it, and the text is replaced
-// by "[text]" in error messages. An intent is written with one write(2)
+// by "[text]" in error messages. A text that sends secrets holds only
+// their placeholders ({{secret:NAME}}: the value is put in at the page),
+// so the hash is the placeholder's, "secrets" lists their names, and
+// with Options.Secrets every line has the values masked ("••••"). An intent is written with one write(2)
 // and fsync'ed before Intent returns, so it is on disk before the action
 // runs; an outcome is written without fsync (a lost outcome reads as
 // unknown, which is the safe side). When the log is opened, intents with
@@ -108,6 +115,20 @@ type Audit struct {
 	seq     uint64
 	pending map[string]pendingIntent
 	closed  bool
+	// redact masks the session's secrets in each line (Service sets it
+	// from Options.Secrets); nil writes lines as they are.
+	redact func(string) string
+}
+
+// setRedact makes the log mask secrets with redact in every line it
+// writes. It does nothing on a nil *Audit.
+func (a *Audit) setRedact(redact func(string) string) {
+	if a == nil {
+		return
+	}
+	a.mu.Lock()
+	a.redact = redact
+	a.mu.Unlock()
 }
 
 type pendingIntent struct {
@@ -209,6 +230,11 @@ func (a *Audit) recoverDangling() error {
 
 // write appends rec as one line with a single write.
 func (a *Audit) write(rec AuditRecord) error {
+	if a.redact != nil {
+		// An origin, a target or an error may quote a secret; typed text
+		// is only ever a hash (of its placeholder, when it names one).
+		rec.Origin, rec.Target, rec.Error = a.redact(rec.Origin), a.redact(rec.Target), a.redact(rec.Error)
+	}
 	b, err := json.Marshal(rec)
 	if err != nil {
 		return err
@@ -240,6 +266,7 @@ func (a *Audit) Intent(tab, origin, action, target, text string) (id string, err
 	if text != "" {
 		sum := sha256.Sum256([]byte(text))
 		rec.TextSHA256 = hex.EncodeToString(sum[:])
+		rec.Secrets = secrets.PlaceholderNames(text)
 	}
 	if err := a.write(rec); err != nil {
 		return "", fmt.Errorf("audit intent: %w", err)

@@ -30,7 +30,8 @@ func (s *Service) callPrintEmulate(ctx context.Context, method string, params js
 }
 
 // PDF is the pdf shortcut (tabs.Tab.PDF). details: path, pages, bytes.
-func (s *Service) PDF(ctx context.Context, r *api.PDFRequest) *api.Result {
+func (s *Service) PDF(ctx context.Context, r *api.PDFRequest) (result *api.Result) {
+	defer s.redactResult(&result)
 	name := tabName(r.Name)
 	o := tabs.PDFOptions{Path: r.Path, Options: pdf.Options{Format: r.Format, Width: r.Width, Height: r.Height, Landscape: r.Landscape,
 		PrintBackground: r.PrintBackground, Scale: r.Scale, PageRanges: r.PageRanges}}
@@ -69,7 +70,8 @@ func EmulateOptions(r *api.EmulateRequest) tabs.EmulateOptions {
 // Emulate is the emulate shortcut (tabs.Tab.Emulate, ResetEmulation, or
 // with list the device presets). details: applied (what is in effect),
 // options (the tab's merged emulation), note; with list, devices.
-func (s *Service) Emulate(ctx context.Context, r *api.EmulateRequest) *api.Result {
+func (s *Service) Emulate(ctx context.Context, r *api.EmulateRequest) (result *api.Result) {
+	defer s.redactResult(&result)
 	name := tabName(r.Name)
 	o := EmulateOptions(r)
 	if r.List {

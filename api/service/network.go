@@ -51,7 +51,8 @@ func (s *Service) callNetwork(ctx context.Context, method string, params json.Ra
 // Network lists a tab's requests, one per line (id, method, status, type,
 // duration, URL, failure), or with r.ID shows one request in full. The
 // list is cut by the result limits, the rest spilled to a file.
-func (s *Service) Network(ctx context.Context, r *api.NetworkRequest) *api.Result {
+func (s *Service) Network(ctx context.Context, r *api.NetworkRequest) (result *api.Result) {
+	defer s.redactResult(&result)
 	name := tabName(r.Name)
 	details := map[string]any{"action": "network", "name": name}
 	var text string
@@ -150,7 +151,8 @@ func requestText(e *netlog.Entry) string {
 
 // Console lists a tab's console messages, or its page errors with their
 // stacks (r.Errors).
-func (s *Service) Console(ctx context.Context, r *api.ConsoleRequest) *api.Result {
+func (s *Service) Console(ctx context.Context, r *api.ConsoleRequest) (result *api.Result) {
+	defer s.redactResult(&result)
 	name := tabName(r.Name)
 	action := "console"
 	if r.Errors {
@@ -217,7 +219,8 @@ func orAnonymous(fn string) string {
 }
 
 // HAR starts or stops a tab's HAR recording.
-func (s *Service) HAR(ctx context.Context, r *api.HARRequest) *api.Result {
+func (s *Service) HAR(ctx context.Context, r *api.HARRequest) (result *api.Result) {
+	defer s.redactResult(&result)
 	name := tabName(r.Name)
 	details := map[string]any{"action": "har", "name": name, "op": r.Op}
 	var text string
@@ -265,7 +268,8 @@ func (s *Service) HAR(ctx context.Context, r *api.HARRequest) *api.Result {
 }
 
 // Route adds a route to a tab.
-func (s *Service) Route(ctx context.Context, r *api.RouteRequest) *api.Result {
+func (s *Service) Route(ctx context.Context, r *api.RouteRequest) (result *api.Result) {
+	defer s.redactResult(&result)
 	name := tabName(r.Name)
 	spec := tabs.RouteSpec{Abort: r.Abort, Status: r.Status, Headers: r.Headers, ContentType: r.ContentType, Body: r.Body, BodyBase64: r.BodyBase64,
 		URL: r.ContinueURL, Method: r.Method, PostData: r.PostData, SetHeaders: r.SetHeaders, Types: r.Types}
@@ -284,7 +288,8 @@ func (s *Service) Route(ctx context.Context, r *api.RouteRequest) *api.Result {
 }
 
 // Unroute removes a tab's route, or all of them.
-func (s *Service) Unroute(ctx context.Context, r *api.UnrouteRequest) *api.Result {
+func (s *Service) Unroute(ctx context.Context, r *api.UnrouteRequest) (result *api.Result) {
+	defer s.redactResult(&result)
 	name := tabName(r.Name)
 	var n int
 	err := s.do(ctx, name, r.Timeout, func(ctx context.Context, t *tabs.Tab) error {

@@ -37,7 +37,8 @@ func (s *Service) callRecord(ctx context.Context, method string, params json.Raw
 // (record.Script) to r.Save and returns it as the text. details: action,
 // op, name (start: the one tab recorded, "" for all), steps and skipped
 // (stop), save.
-func (s *Service) Record(ctx context.Context, r *api.RecordRequest) *api.Result {
+func (s *Service) Record(ctx context.Context, r *api.RecordRequest) (result *api.Result) {
+	defer s.redactResult(&result)
 	switch r.Op {
 	case "start":
 		if err := s.sup.StartRecording(r.Name); err != nil {
@@ -61,7 +62,9 @@ func (s *Service) Record(ctx context.Context, r *api.RecordRequest) *api.Result 
 		return fail("record", r.Name, err)
 	}
 	steps := rec.Steps()
-	code := record.Script(steps, rec.Tab())
+	// A value typed as such, not as its {{secret:NAME}}, is masked in the
+	// script too.
+	code := s.opts.Secrets.Redact(record.Script(steps, rec.Tab()))
 	details := map[string]any{"action": "record", "op": "stop", "name": rec.Tab(), "steps": len(steps), "skipped": rec.Skipped()}
 	head := fmt.Sprintf("Recorded %d steps", len(steps))
 	if r.Save != "" {
@@ -90,7 +93,8 @@ const candidatesWait = 10 * time.Second
 // page's observation then (record.Nearest). details: action, name, file,
 // steps, ran, failed {step, line, statement, locator, code, error,
 // candidates [{id, role, name}]}.
-func (s *Service) Replay(ctx context.Context, r *api.ReplayRequest) *api.Result {
+func (s *Service) Replay(ctx context.Context, r *api.ReplayRequest) (result *api.Result) {
+	defer s.redactResult(&result)
 	name := tabName(r.Name)
 	code := r.Code
 	if code == "" && r.File != "" {

@@ -13,18 +13,20 @@ import (
 )
 
 // Run runs a script on a tab (the README's "The `run` action").
-func (s *Service) Run(ctx context.Context, r *api.RunRequest) *api.Result {
+func (s *Service) Run(ctx context.Context, r *api.RunRequest) (result *api.Result) {
+	defer s.redactResult(&result)
 	return s.run(ctx, r, nil)
 }
 
 // run is Run, with the job wrapped by wrap when it is not nil (Replay's
-// strict mode).
+// strict mode), without the redaction its callers do.
 func (s *Service) run(ctx context.Context, r *api.RunRequest, wrap func(tabs.Job) tabs.Job) *api.Result {
 	name := tabName(r.Name)
 	if strings.TrimSpace(r.Code) == "" {
 		return fail("run", name, tabs.Errorf(errcode.BadRequest, "run needs code: the body of an async function"))
 	}
-	so := &script.Options{Logger: s.log, BrowserTabs: s.sup.Tabs, MaxScreenshots: s.limits.MaxScreenshotsPerRun, MaxDisplayBytes: s.limits.MaxResultBytes}
+	so := &script.Options{Logger: s.log, BrowserTabs: s.sup.Tabs, MaxScreenshots: s.limits.MaxScreenshotsPerRun, MaxDisplayBytes: s.limits.MaxResultBytes,
+		Secrets: s.opts.Secrets}
 	if a := s.opts.Audit; a != nil {
 		so.Audit = func(ctx context.Context, action, target, text string) (func(error), error) {
 			origin := ""
@@ -153,6 +155,7 @@ func (s *Service) convert(cs []script.Content) ([]api.Content, string) {
 
 // capText cuts a text over the result limit (Limits.Cap).
 func (s *Service) capText(t string) string {
+	t = s.opts.Secrets.Redact(t) // before it may spill to a file
 	capped, _, err := s.limits.Cap(t)
 	if err != nil {
 		s.log.Warn("spill result", "err", err)

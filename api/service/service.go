@@ -20,6 +20,7 @@ import (
 	"github.com/tabpilot/tabpilot/browser"
 	"github.com/tabpilot/tabpilot/browser/egress"
 	"github.com/tabpilot/tabpilot/errcode"
+	"github.com/tabpilot/tabpilot/secrets"
 	"github.com/tabpilot/tabpilot/tabs"
 )
 
@@ -58,6 +59,13 @@ type Options struct {
 	// StateDir, when set, records each launched browser so a later daemon
 	// can sweep what this one leaves if it is killed (browser.Sweep).
 	StateDir string
+	// Secrets, when set, are the session's named secrets (--secrets FILE,
+	// package secrets): type and fill send the value of each
+	// {{secret:NAME}} in their text, a run's secret("NAME") names one, and
+	// no value appears in a result, an error, the audit log, a log line
+	// or a file tabpilot writes (HARs, spilled bodies and results, full
+	// observations): each is shown as "••••".
+	Secrets *secrets.Store
 	// Logger receives logs; nil discards them.
 	Logger *slog.Logger
 }
@@ -82,6 +90,8 @@ func New(opts *Options) *Service {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
+	s.log = s.opts.Secrets.Logger(s.log)
+	s.opts.Audit.setRedact(s.opts.Secrets.Redact)
 	s.limits = s.opts.Limits.WithDefaults()
 	s.budget = NewRunBudget(s.limits.MaxRunTime)
 	args := append([]string(nil), s.opts.BrowserArgs...)
@@ -102,6 +112,7 @@ func New(opts *Options) *Service {
 		ScreenshotDir: s.opts.ScreenshotDir,
 		Guard:         g,
 		ContextProxy:  chain,
+		Secrets:       s.opts.Secrets,
 		Logger:        s.log,
 	})
 	if s.opts.DownloadDir != "" {
@@ -345,7 +356,8 @@ func tabName(n string) string {
 
 // Open opens or reuses a tab (its params and waits: the README's
 // "JSON-RPC and Go").
-func (s *Service) Open(ctx context.Context, r *api.OpenRequest) *api.Result {
+func (s *Service) Open(ctx context.Context, r *api.OpenRequest) (result *api.Result) {
+	defer s.redactResult(&result)
 	o := tabs.OpenOptions{Name: r.Name, Timeout: seconds(r.Timeout), URL: r.URL, WaitUntil: r.WaitUntil, Dialogs: r.Dialogs, StorageState: r.StorageState,
 		Context: r.Context, Proxy: r.Proxy}
 	if r.Viewport != nil {
@@ -433,7 +445,8 @@ func tabsApp(a *api.App) (*tabs.App, error) {
 }
 
 // Close closes one tab or all.
-func (s *Service) Close(ctx context.Context, r *api.CloseRequest) *api.Result {
+func (s *Service) Close(ctx context.Context, r *api.CloseRequest) (result *api.Result) {
+	defer s.redactResult(&result)
 	names, err := s.sup.Close(ctx, r.Name, r.All, seconds(r.Timeout), r.Kill)
 	if err != nil {
 		return fail("close", tabName(r.Name), err)
@@ -490,7 +503,8 @@ func (s *Service) do(ctx context.Context, name string, timeout float64, fn func(
 
 // Observe is the observe shortcut: the observation (the README's "What an
 // observation shows") in details, its text rendering as content.
-func (s *Service) Observe(ctx context.Context, r *api.ObserveRequest) *api.Result {
+func (s *Service) Observe(ctx context.Context, r *api.ObserveRequest) (result *api.Result) {
+	defer s.redactResult(&result)
 	name := tabName(r.Name)
 	var text string
 	var details map[string]any
@@ -521,7 +535,8 @@ func (s *Service) Observe(ctx context.Context, r *api.ObserveRequest) *api.Resul
 }
 
 // Screenshot is the screenshot shortcut.
-func (s *Service) Screenshot(ctx context.Context, r *api.ScreenshotRequest) *api.Result {
+func (s *Service) Screenshot(ctx context.Context, r *api.ScreenshotRequest) (result *api.Result) {
+	defer s.redactResult(&result)
 	name := tabName(r.Name)
 	o := tabs.ScreenshotOptions{FullPage: r.FullPage, Save: r.Save, Marks: r.Marks}
 	if r.Selector != "" {
@@ -549,7 +564,8 @@ func (s *Service) Screenshot(ctx context.Context, r *api.ScreenshotRequest) *api
 }
 
 // Extract is the extract shortcut.
-func (s *Service) Extract(ctx context.Context, r *api.ExtractRequest) *api.Result {
+func (s *Service) Extract(ctx context.Context, r *api.ExtractRequest) (result *api.Result) {
+	defer s.redactResult(&result)
 	name := tabName(r.Name)
 	var details map[string]any
 	var text string
@@ -575,7 +591,8 @@ func (s *Service) Extract(ctx context.Context, r *api.ExtractRequest) *api.Resul
 }
 
 // Tabs lists the tabs.
-func (s *Service) Tabs(ctx context.Context) *api.Result {
+func (s *Service) Tabs(ctx context.Context) (result *api.Result) {
+	defer s.redactResult(&result)
 	list := s.sup.Tabs(ctx)
 	var b strings.Builder
 	if len(list) == 0 {

@@ -29,7 +29,8 @@ func quoteList(xs []string) string {
 
 // Select is the select shortcut (tabs.Tab.Select). details: target,
 // selected (the labels), values (native selects), dialog.
-func (s *Service) Select(ctx context.Context, r *api.SelectRequest) *api.Result {
+func (s *Service) Select(ctx context.Context, r *api.SelectRequest) (result *api.Result) {
+	defer s.redactResult(&result)
 	name := tabName(r.Name)
 	if len(r.Values) == 0 {
 		return fail("select", name, tabs.Errorf(errcode.BadRequest, "select needs at least one value: an option's label, value or text"))
@@ -64,7 +65,8 @@ func (s *Service) Select(ctx context.Context, r *api.SelectRequest) *api.Result 
 // target). details: x and y, the scroll offsets after it in CSS pixels of
 // the container that moved, container ("page", tag#id.class, or "" when
 // nothing moved), position ("40%/1200px below"), note, and target.
-func (s *Service) Scroll(ctx context.Context, r *api.ScrollRequest) *api.Result {
+func (s *Service) Scroll(ctx context.Context, r *api.ScrollRequest) (result *api.Result) {
+	defer s.redactResult(&result)
 	name := tabName(r.Name)
 	if r.DX == 0 && r.DY == 0 {
 		return fail("scroll", name, tabs.Errorf(errcode.BadRequest, "scroll needs dx or dy, in CSS pixels (positive scrolls right and down)"))
@@ -112,7 +114,8 @@ var loadStates = []string{"load", "domcontentloaded", "networkidle"}
 // Wait is the wait shortcut: for text, an element's state
 // (tabs.Tab.WaitForState), the URL (WaitForURL) or a load state. details:
 // target and state, or url, or loadState.
-func (s *Service) Wait(ctx context.Context, r *api.WaitRequest) *api.Result {
+func (s *Service) Wait(ctx context.Context, r *api.WaitRequest) (result *api.Result) {
+	defer s.redactResult(&result)
 	name := tabName(r.Name)
 	given := 0
 	for _, v := range []string{r.Text, string(r.Target), r.URL, r.LoadState} {
@@ -199,7 +202,8 @@ func contains(xs []string, x string) bool {
 // Nav is the back, forward and reload shortcuts (tabs.Tab.Back, Forward,
 // Reload). details: url, title, status (when the page had an HTTP
 // response), navigated, dialog.
-func (s *Service) Nav(ctx context.Context, method string, r *api.NavRequest) *api.Result {
+func (s *Service) Nav(ctx context.Context, method string, r *api.NavRequest) (result *api.Result) {
+	defer s.redactResult(&result)
 	name := tabName(r.Name)
 	var res *tabs.NavResult
 	title := ""
@@ -242,7 +246,8 @@ func (s *Service) Nav(ctx context.Context, method string, r *api.NavRequest) *ap
 
 // Dialog is the dialog shortcut (tabs.Tab.HandleDialog). details: dialog
 // (the one answered: type, message), response, text.
-func (s *Service) Dialog(ctx context.Context, r *api.DialogRequest) *api.Result {
+func (s *Service) Dialog(ctx context.Context, r *api.DialogRequest) (result *api.Result) {
+	defer s.redactResult(&result)
 	name := tabName(r.Name)
 	accept := false
 	switch r.Response {
@@ -288,7 +293,8 @@ func (s *Service) Dialog(ctx context.Context, r *api.DialogRequest) *api.Result 
 // Upload is the upload shortcut (tabs.Tab.UploadFile). The files are
 // checked to exist before the page is touched. details: target, files (the
 // absolute paths), via (input or chooser).
-func (s *Service) Upload(ctx context.Context, r *api.UploadRequest) *api.Result {
+func (s *Service) Upload(ctx context.Context, r *api.UploadRequest) (result *api.Result) {
+	defer s.redactResult(&result)
 	name := tabName(r.Name)
 	if err := checkFiles(r.Files); err != nil {
 		return fail("upload", name, err)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tabpilot/tabpilot/browser/egress"
+	"github.com/tabpilot/tabpilot/secrets"
 )
 
 // Environment variables (the README's "Configuration"; tabpilot --help
@@ -31,6 +32,7 @@ const (
 	envAllowSub      = "TABPILOT_ALLOW_SUBRESOURCE_ORIGINS"
 	envBlockOrigins  = "TABPILOT_BLOCK_ORIGINS"
 	envAudit         = "TABPILOT_AUDIT"
+	envSecrets       = "TABPILOT_SECRETS"
 	envRuntimeDir    = "XDG_RUNTIME_DIR"
 )
 
@@ -55,6 +57,10 @@ type config struct {
 	allowSub      []string // subresource origins
 	blockOrigins  []string
 	audit         string // the audit log file, or ""
+	secretsFile   string // the --secrets dotenv file, or ""
+	// secrets is the store read from secretsFile by finish; nil without
+	// one.
+	secrets *secrets.Store
 }
 
 // usageError is bad usage: exit code 2.
@@ -104,6 +110,7 @@ func configFromEnv(getenv func(string) string) (config, error) {
 		return c, usagef("%s, %s or %s: %v", envAllowOrigins, envAllowSub, envBlockOrigins, err)
 	}
 	c.audit = getenv(envAudit)
+	c.secretsFile = getenv(envSecrets)
 	if v := getenv(envLogLevel); v != "" {
 		if err := c.logLevel.UnmarshalText([]byte(v)); err != nil {
 			return c, usagef("%s: %v", envLogLevel, err)
@@ -216,6 +223,7 @@ func (c *config) addFlags(fs *flag.FlagSet) {
 	fs.Var(&listValue{list: &c.allowSub}, "allow-subresource-origin", "an origin `pattern` allowed for subresources only (scripts, styles, fonts, images, fetches, WebSockets), not as a page or frame; repeatable (replaces "+envAllowSub+")")
 	fs.Var(&listValue{list: &c.blockOrigins}, "block-origin", "an origin `pattern` the browser may never load from, whatever else allows it; repeatable (replaces "+envBlockOrigins+")")
 	fs.StringVar(&c.audit, "audit", c.audit, "append a JSON line before and after every action that can change a page to `file` (0600) ["+envAudit+"]")
+	fs.StringVar(&c.secretsFile, "secrets", c.secretsFile, "a dotenv `file` (mode 0600) of NAME=value secrets that type and fill send for {{secret:NAME}} (secret(\"NAME\") in a run) and that no output shows ["+envSecrets+"]")
 	fs.Var(levelValue{&c.logLevel}, "log-level", "the log `level`: debug, info, warn or error ["+envLogLevel+"]")
 }
 
@@ -253,6 +261,9 @@ func (c *config) daemonArgs() []string {
 	if c.audit != "" {
 		a = append(a, "--audit="+c.audit)
 	}
+	if c.secretsFile != "" {
+		a = append(a, "--secrets="+c.secretsFile)
+	}
 	return a
 }
 
@@ -271,6 +282,18 @@ func (c *config) finish() error {
 			return fmt.Errorf("audit: %w", err)
 		}
 		c.audit = abs
+	}
+	if c.secretsFile != "" {
+		abs, err := filepath.Abs(c.secretsFile)
+		if err != nil {
+			return fmt.Errorf("secrets: %w", err)
+		}
+		c.secretsFile = abs
+		// Read (and refused) at start-up, on the CLI's side too, so a
+		// bad file is reported where the user gave it.
+		if c.secrets, err = secrets.Load(abs); err != nil {
+			return usagef("--secrets: %v", err)
+		}
 	}
 	if c.screenshotDir != "" {
 		abs, err := filepath.Abs(c.screenshotDir)

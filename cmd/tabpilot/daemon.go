@@ -67,7 +67,7 @@ func (c *cli) daemon(args []string) int {
 	if err := cfg.finish(); err != nil {
 		return c.usageFail(cmd, err)
 	}
-	log := c.logger(cfg.logLevel).With("session", *session)
+	log := cfg.secrets.Logger(c.logger(cfg.logLevel)).With("session", *session)
 
 	lctx, cancel := context.WithTimeout(c.ctx, *lockWait)
 	ln, err := client.Listen(lctx, *dir, *session)

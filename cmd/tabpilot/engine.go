@@ -109,6 +109,7 @@ func (c *config) serviceOptions(log *slog.Logger) *service.Options {
 		NoStealth:     c.noStealth,
 		MaxTimeout:    c.maxTimeout,
 		ScreenshotDir: c.screenshotDir,
+		Secrets:       c.secrets,
 		Logger:        log,
 	}
 }
@@ -162,7 +163,7 @@ func (c *cli) stdioMode(name string, cmd *command, cfg *config, envErr error, ar
 	if err := cfg.finish(); err != nil {
 		return c.usageFail(cmd, err)
 	}
-	log := c.logger(cfg.logLevel)
+	log := cfg.secrets.Logger(c.logger(cfg.logLevel))
 	// A client that closes our stdout must not kill us with SIGPIPE before
 	// the browsers are closed: the write fails with EPIPE instead.
 	sigpipe := make(chan os.Signal, 1)

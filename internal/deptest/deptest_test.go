@@ -23,8 +23,8 @@ const module = "github.com/tabpilot/tabpilot"
 var layers = [][]string{
 	// 0. The stable codes of the contract, and helpers with no project imports.
 	{"errcode", "internal/msg", "internal/deptest", "internal/jsonl", "internal/testenv", "tabs/js"},
-	// 1. Small pure packages on errcode: URL patterns.
-	{"urlpattern"},
+	// 1. Small pure packages on errcode: URL patterns, the secrets store.
+	{"urlpattern", "secrets"},
 	// 2. The browser, its egress guard, and what tabs installs and renders with.
 	{"browser", "browser/egress", "stealth", "render"},
 	// 3. render's saved test pages and their scoring.

@@ -58,20 +58,56 @@ func (t *Actor) fieldValue(ctx context.Context, el *element) (string, error) {
 // (Input.dispatchKeyEvent keyDown/char/keyUp from the US layout) or, for
 // characters no key produces, Input.insertText. A field whose text did not
 // change is reported as not_actionable, never as success.
+//
+// Each {{secret:NAME}} in text is replaced by the secret's value
+// (secrets.Store.Expand) only here, as the keys are sent; the result and
+// errors have the value masked. Errors: bad_request for an unknown secret
+// or none given (--secrets).
 func (t *Actor) Type(ctx context.Context, tg Target, text string) (*ActionResult, error) {
-	el, before, _, err := t.prepareText(ctx, tg, text, "type")
+	sent, err := t.Secrets().Expand(text)
 	if err != nil {
 		return nil, err
 	}
+	el, before, _, err := t.prepareText(ctx, tg, sent, "type")
+	if err != nil {
+		return t.masked(nil, err)
+	}
 	err = t.Blocking(ctx, func(ctx context.Context) error {
-		for _, r := range text {
+		for _, r := range sent {
 			if err := t.typeRune(ctx, r); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
-	return t.afterEdit(ctx, el, before, text, "type", err)
+	return t.masked(t.afterEdit(ctx, el, before, sent, "type", err))
+}
+
+// masked returns res and err with the session's secrets masked in the
+// field's value, the note and a coded error's message (secrets.Store.Redact),
+// for the actions that may have sent a secret.
+func (t *Actor) masked(res *ActionResult, err error) (*ActionResult, error) {
+	sec := t.Secrets()
+	if sec.Len() == 0 {
+		return res, err
+	}
+	if res != nil {
+		if res.Value != nil {
+			v := sec.Redact(*res.Value)
+			res.Value = &v
+		}
+		res.Note = sec.Redact(res.Note)
+	}
+	var e *pagecore.Error
+	if err != nil && asError(err, &e) && sec.Contains(e.Msg) {
+		cp := *e
+		cp.Msg = sec.Redact(e.Msg)
+		cp.Err = nil // its text may quote the value too
+		err = &cp
+	} else if err != nil && sec.Contains(err.Error()) {
+		err = &pagecore.Error{Code: errcode.Of(err), Msg: sec.Redact(err.Error())}
+	}
+	return res, err
 }
 
 func (t *Actor) afterEdit(ctx context.Context, el *element, before, text, mode string, err error) (*ActionResult, error) {
@@ -145,7 +181,21 @@ func (t *Actor) sendKey(ctx context.Context, k *kb.Key, mods int64) error {
 // field holds; one the page reformatted (a phone mask) is a success with
 // a Note. A native <select> (or its label) gets the option whose label,
 // else value, is value, as Select does; Value is then the chosen label.
+//
+// Each {{secret:NAME}} in value is replaced by the secret's value only
+// here, as the text is sent (Input.insertText, or the argument of the
+// Runtime.callFunctionOn that sets a date-like input); the result and
+// errors have the value masked. Errors: bad_request for an unknown secret
+// or none given (--secrets).
 func (t *Actor) Fill(ctx context.Context, tg Target, value string) (*ActionResult, error) {
+	sent, err := t.Secrets().Expand(value)
+	if err != nil {
+		return nil, err
+	}
+	return t.masked(t.fill(ctx, tg, sent))
+}
+
+func (t *Actor) fill(ctx context.Context, tg Target, value string) (*ActionResult, error) {
 	el, before, set, err := t.prepareText(ctx, tg, value, "fill")
 	if err == errIsSelect {
 		// A native <select>: pick the option by label, then value, as

@@ -179,7 +179,8 @@ func (t *Capturer) Screenshot(ctx context.Context, o ScreenshotOptions) (*Screen
 // open shadow roots flattened (Runtime.evaluate), through render.Extract
 // (Readability, then the fallbacks main article, article, main,
 // [role=main], body) as markdown, text or html. A nil result means nothing
-// had content. Errors: bad_request for an unknown format.
+// had content. The session's secrets are masked ("••••") in the page's HTML
+// before it is converted. Errors: bad_request for an unknown format.
 func (t *Capturer) Extract(ctx context.Context, format string) (*render.Extraction, error) {
 	switch format {
 	case "":
@@ -192,6 +193,9 @@ func (t *Capturer) Extract(ctx context.Context, format string) (*render.Extracti
 	if err := t.EvalJSON(ctx, js.Flatten, &html); err != nil {
 		return nil, err
 	}
+	// The secrets are masked in the page's HTML, before the conversion
+	// re-escapes them in forms Redact would not know.
+	html = t.Secrets().Redact(html)
 	u := t.URL(ctx)
 	ex, err := render.Extract(html, u, format)
 	if err != nil {

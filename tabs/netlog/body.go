@@ -80,7 +80,7 @@ func (l *Log) SetBody(id network.RequestID, body []byte, base64 bool) error {
 	case len(body) <= inline:
 		b.raw = append([]byte(nil), body...)
 	case dir != "":
-		path, err := writeBody(dir, entryID+"-*.body", body)
+		path, err := writeBody(dir, entryID+"-*.body", l.redactBody(body, base64))
 		if err != nil {
 			return err
 		}
@@ -127,6 +127,18 @@ func (l *Log) SetPostData(id network.RequestID, data []byte) error {
 	}
 	e.PostData, e.HasPostData = string(data), true
 	return nil
+}
+
+// redactBody masks Options.Redact's secrets in a text body; a base64
+// (binary) one is kept as it is.
+func (l *Log) redactBody(b []byte, base64 bool) []byte {
+	if base64 || len(b) == 0 || l.o.Redact == nil {
+		return b
+	}
+	if r := l.o.Redact(string(b)); r != string(b) {
+		return []byte(r)
+	}
+	return b
 }
 
 // writeBody writes b to a new 0600 file in dir (created 0700) named by

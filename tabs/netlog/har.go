@@ -1,6 +1,7 @@
 package netlog
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -95,16 +96,58 @@ func (l *Log) WriteHAR(w io.Writer) error {
 // _webSocketMessages.
 type HAR struct {
 	Log HARLog `json:"log"`
+	// redact is the log's Options.Redact, for WriteTo.
+	redact func(string) string
 }
 
-// WriteTo writes h as indented JSON.
+// WriteTo writes h as indented JSON, with the secrets of the log's
+// Options.Redact masked.
 func (h *HAR) WriteTo(w io.Writer) (int64, error) {
 	b, err := json.MarshalIndent(h, "", "  ")
 	if err != nil {
 		return 0, err
 	}
+	if h.redact != nil {
+		b = redactJSON(b, h.redact)
+	}
 	n, err := w.Write(append(b, '\n'))
 	return int64(n), err
+}
+
+// redactJSON masks the secrets of redact in the JSON document b, string
+// by string (and key by key) of the decoded document, so that a value is
+// found in whatever form the page gave it, before JSON escaped it again.
+func redactJSON(b []byte, redact func(string) string) []byte {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber() // sizes and times as they were
+	if err := dec.Decode(&v); err != nil {
+		return []byte(redact(string(b)))
+	}
+	out, err := json.MarshalIndent(redactValue(v, redact), "", "  ")
+	if err != nil {
+		return []byte(redact(string(b)))
+	}
+	return out
+}
+
+// redactValue masks every string (and object key) of a decoded JSON value.
+func redactValue(v any, redact func(string) string) any {
+	switch x := v.(type) {
+	case string:
+		return redact(x)
+	case []any:
+		for i := range x {
+			x[i] = redactValue(x[i], redact)
+		}
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[redact(k)] = redactValue(e, redact)
+		}
+		return out
+	}
+	return v
 }
 
 // HARLog is the log object: version "1.2", the creator, pages and entries.
@@ -250,7 +293,7 @@ func creatorVersion() string {
 func (l *Log) buildHAR() (*HAR, error) {
 	st := l.har
 	h := &HAR{Log: HARLog{Version: "1.2", Creator: HARCreator{Name: "tabpilot", Version: creatorVersion()},
-		Pages: []HARPage{}, Entries: []HAREntry{}}}
+		Pages: []HARPage{}, Entries: []HAREntry{}}, redact: l.o.Redact}
 	if d := l.reqs.dropped - st.dropped; d > 0 {
 		h.Log.Comment = fmt.Sprintf("%d requests were dropped from the log's ring and are missing", d)
 	}
@@ -343,7 +386,7 @@ func (l *Log) harEntry(e *Entry, o HAROptions) (HAREntry, error) {
 		c.Size = int64(len(raw))
 		if o.Content == "file" {
 			name := e.ID + "-*" + path.Ext(strings.SplitN(e.URL, "?", 2)[0])
-			if c.File, err = writeBody(o.Dir, name, raw); err != nil {
+			if c.File, err = writeBody(o.Dir, name, l.redactBody(raw, b.Base64)); err != nil {
 				return he, fmt.Errorf("write the body of %s: %w", e.ID, err)
 			}
 		} else if b.Base64 {

@@ -35,6 +35,11 @@ type Options struct {
 	BodyDir string
 	// Now is the clock (default time.Now); for tests.
 	Now func() time.Time
+	// Redact, when set, masks what the log writes out: the text bodies it
+	// spills to files, the body files and the JSON of a HAR (the secrets
+	// of the session, package secrets). The record in memory is as the
+	// page sent it; the caller redacts what it shows of it.
+	Redact func(string) string
 }
 
 func (o *Options) withDefaults() Options {

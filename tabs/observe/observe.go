@@ -234,3 +234,45 @@ type Options struct {
 	// one for FullPath.
 	MaxTokens int
 }
+
+// Redacted returns a copy of o with redact applied to every text it shows:
+// the URL and title, the notes, and the names, values, contexts, URLs,
+// frames and options of its elements (and of the removed ones of a diff).
+// Observe applies it with the session's secrets (package secrets), so a
+// field that holds a secret shows "••••" as its value. o is not changed.
+func (o *Observation) Redacted(redact func(string) string) *Observation {
+	cp := *o
+	cp.URL, cp.Title = redact(o.URL), redact(o.Title)
+	if o.Notes != nil {
+		cp.Notes = make([]string, len(o.Notes))
+		for i, n := range o.Notes {
+			cp.Notes[i] = redact(n)
+		}
+	}
+	cp.Elements = redactElements(o.Elements, redact)
+	cp.Removed = redactElements(o.Removed, redact)
+	return &cp
+}
+
+func redactElements(els []Element, redact func(string) string) []Element {
+	if els == nil {
+		return nil
+	}
+	out := make([]Element, len(els))
+	for i, e := range els {
+		e.Name, e.Context, e.URL, e.Frame = redact(e.Name), redact(e.Context), redact(e.URL), redact(e.Frame)
+		if v := redact(e.Value); v != e.Value {
+			e.Value, e.ValueLength = v, 0
+		}
+		if e.Options != nil {
+			opts := make([]string, len(e.Options))
+			for j, op := range e.Options {
+				opts[j] = redact(op)
+			}
+			e.Options = opts
+		}
+		e.href = redact(e.href)
+		out[i] = e
+	}
+	return out
+}

@@ -247,6 +247,11 @@ func (t *Observer) Observe(ctx context.Context, o PageOptions) (*Observation, er
 			shown = Diff(prev, full)
 		}
 	}
+	if sec := t.Secrets(); sec.Len() > 0 {
+		// A field that holds a secret (typed with {{secret:NAME}}) shows
+		// its value masked, here and in the full observation's file.
+		shown = shown.Redacted(sec.Redact)
+	}
 	obs, omitted := TrimWith(shown, TrimOptions{MaxTokens: o.MaxTokens, Anchor: anchor})
 	if stillLoading {
 		obs.Notes = append(slices.Clone(obs.Notes), "the page is still loading (no load event yet): observed as it is now")

@@ -15,6 +15,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/tabpilot/tabpilot/errcode"
+	"github.com/tabpilot/tabpilot/secrets"
 	"github.com/tabpilot/tabpilot/tabs/netlog"
 )
 
@@ -36,10 +37,15 @@ type netState struct {
 }
 
 // newNetState makes the record of the page of tab name; its larger bodies
-// go to a 0700 directory of its own under the temp directory.
-func newNetState(name string) *netState {
+// go to a 0700 directory of its own under the temp directory, and what it
+// writes to files has the values of sec masked.
+func newNetState(name string, sec *secrets.Store) *netState {
 	dir := filepath.Join(os.TempDir(), fmt.Sprintf("tabpilot-net-%d-%s-%d", os.Getpid(), safeName(name), time.Now().UnixNano()))
-	return &netState{log: netlog.New(&netlog.Options{BodyDir: dir}), q: make(chan any, netQueue)}
+	var redact func(string) string
+	if sec.Len() > 0 {
+		redact = sec.Redact
+	}
+	return &netState{log: netlog.New(&netlog.Options{BodyDir: dir, Redact: redact}), q: make(chan any, netQueue)}
 }
 
 // safeName keeps the letters, digits, '-' and '_' of a tab name, for a

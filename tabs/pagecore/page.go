@@ -43,6 +43,7 @@ import (
 
 	"github.com/tabpilot/tabpilot/browser"
 	"github.com/tabpilot/tabpilot/errcode"
+	"github.com/tabpilot/tabpilot/secrets"
 )
 
 // Page is the CDP side of one page target: its session, the sessions of
@@ -121,14 +122,22 @@ type Env struct {
 	// popup is called, from the event loop, when the page opens a page
 	// target.
 	Popup func(info *target.Info)
+	// Secrets are the session's named secrets (package secrets), or nil:
+	// the actions expand their placeholders, and what the page core
+	// writes to files (body files, HARs) has their values masked.
+	Secrets *secrets.Store
 }
+
+// Secrets returns the session's secrets (nil when none were given): the
+// store the layers above expand {{secret:NAME}} with and redact with.
+func (t *Page) Secrets() *secrets.Store { return t.env.Secrets }
 
 // New returns the page core of the tab name, with dialog policy dialogs
 // ("accept", "dismiss" or ""). It is bound to a target by Attach.
 func New(name, dialogs string, env Env) *Page {
 	return &Page{env: env, name: name, dialogs: dialogs,
 		dialogSig: make(chan struct{}), deadSig: make(chan struct{}),
-		inflight: map[network.RequestID]Request{}, dialogQ: make(chan struct{}, 1), net: newNetState(name)}
+		inflight: map[network.RequestID]Request{}, dialogQ: make(chan struct{}, 1), net: newNetState(name, env.Secrets)}
 }
 
 // Alive reports whether the tab's target and browser are up.

@@ -9,6 +9,7 @@ import (
 	"github.com/dop251/goja"
 
 	"github.com/tabpilot/tabpilot/errcode"
+	"github.com/tabpilot/tabpilot/secrets"
 	"github.com/tabpilot/tabpilot/tabs"
 )
 
@@ -130,6 +131,13 @@ func (s *Script) bindGlobals(vm *goja.Runtime, t *tabs.Tab, must func(error)) {
 			panic(s.jsError(vm, string(errcode.AssertionFailed), msg, ""))
 		}
 		return goja.Undefined()
+	}))
+	must(vm.Set("secret", func(c goja.FunctionCall) goja.Value {
+		name := argString(c, 0)
+		if err := s.opts.Secrets.Check(name); err != nil {
+			panic(s.errValue(vm, err))
+		}
+		return vm.ToValue(secrets.Placeholder(name))
 	}))
 	must(vm.Set("wait", func(c goja.FunctionCall) goja.Value {
 		ms := c.Argument(0).ToFloat()

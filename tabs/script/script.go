@@ -3,9 +3,13 @@
 // to a tabs.Tab.
 //
 // Globals: tab (the tab API), cdp.send (raw CDP on the tab's session),
-// browser {kind, version, tabs()}, display, assert, wait, console (to the
-// log, never to the output), timers, URL, URLSearchParams, TextEncoder,
-// TextDecoder and Buffer. Tab methods that talk to the browser return
+// browser {kind, version, tabs()}, display, assert, wait, secret, console
+// (to the log, never to the output), timers, URL, URLSearchParams,
+// TextEncoder, TextDecoder and Buffer. secret("NAME") returns the
+// placeholder "{{secret:NAME}}" of a secret of the session's --secrets
+// file (never its value), for tab.type and tab.fill, which send the value;
+// it throws a bad_request Error for an unknown name, or when no secrets
+// file was given. Tab methods that talk to the browser return
 // promises, so `await Promise.all([tab.waitForUrl(…), tab.click(…)])` works.
 //
 // The tab API (T is a target: a selector, an element number, or a handle
@@ -104,6 +108,7 @@ import (
 	"github.com/dop251/goja_nodejs/url"
 
 	"github.com/tabpilot/tabpilot/errcode"
+	"github.com/tabpilot/tabpilot/secrets"
 	"github.com/tabpilot/tabpilot/tabs"
 )
 
@@ -161,6 +166,9 @@ type Options struct {
 	// Images and the return value are not counted. 0 means
 	// DefaultMaxDisplayBytes; a negative value means no bound.
 	MaxDisplayBytes int
+	// Secrets are the session's secrets, for secret(NAME); nil means none
+	// were given.
+	Secrets *secrets.Store
 }
 
 // DefaultMaxDisplayBytes is the default Options.MaxDisplayBytes: 100 000
