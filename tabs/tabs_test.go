@@ -355,7 +355,7 @@ func TestObserveHeldByNavigation(t *testing.T) {
 	}))
 	took := time.Since(t0)
 	var te *tabs.Error
-	if errcode.Of(err) != errcode.Timeout || !errors.As(err, &te) || !strings.Contains(err.Error(), "held by its navigation to "+hang.URL+"/hang") || te.Hint == "" {
+	if errcode.Of(err) != errcode.Timeout || !errors.As(err, &te) || !strings.Contains(err.Error(), "still navigating to "+hang.URL+"/hang, which has not answered in 5s") || te.Hint == "" {
 		t.Fatalf("observe while held: %v, want the honest timeout naming the navigation", err)
 	}
 	if took > 15*time.Second {

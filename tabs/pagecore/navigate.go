@@ -352,7 +352,7 @@ func (t *Page) HeldByPending(ctx context.Context) (context.Context, context.Canc
 		if !fired.Load() {
 			return nil
 		}
-		return &Error{Code: errcode.Timeout, Msg: fmt.Sprintf("the page is held by its navigation to %s, which has not committed in %v (its server has not answered); Chromium answers no call to the page until it does",
+		return &Error{Code: errcode.Timeout, Msg: fmt.Sprintf("the page is still navigating to %s, which has not answered in %v (the page holds every call until it does: open another URL to give up on it)",
 			msg.Trim(url, 200), navCommitWait), Hint: "Try again when the server has answered, open another URL in the tab (which ends the wait), or close it."}
 	}
 	return cctx, cancel, held
