@@ -20,8 +20,9 @@ import (
 
 // framesApp is a page on 127.0.0.1 with a "Pay now" button, a
 // same-origin iframe ("Same widget") and a cross-site one on localhost
-// ("Payments widget", which Chromium puts in another process), each with
-// a "Pay now" button of its own; each click is posted to /hit?who=….
+// ("Payments widget", which Chromium puts in another process), and an
+// untitled same-origin one named "legacy", each with a "Pay now" button
+// of its own; each click is posted to /hit?who=….
 type framesApp struct {
 	mu   sync.Mutex
 	hits []string
@@ -38,7 +39,8 @@ func newFramesApp(t *testing.T) *framesApp {
 		cross := strings.Replace("http://"+r.Host, "127.0.0.1", "localhost", 1) + "/widget?who=cross"
 		fmt.Fprintf(w, `<!doctype html><title>Shop</title><h1>Shop</h1>%s
 <iframe title="Same widget" src="/widget?who=same" width="300" height="120"></iframe>
-<iframe title="Payments widget" src="%s" width="300" height="120"></iframe>`, button("top"), cross)
+<iframe title="Payments widget" src="%s" width="300" height="120"></iframe>
+<iframe name="legacy" src="/widget?who=legacy" width="300" height="120"></iframe>`, button("top"), cross)
 	})
 	mux.HandleFunc("GET /widget", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, `<!doctype html><title>Widget</title><p>Widget</p>%s`, button(r.URL.Query().Get("who")))
@@ -75,9 +77,9 @@ func (a *framesApp) waitHits(t *testing.T, what string, want []string) {
 	}
 }
 
-// payButtons returns the numbers of the three "Pay now" buttons (the top
-// page's, the same-origin frame's, the cross-site frame's, in document
-// order), waiting for the cross-site frame to load.
+// payButtons returns the numbers of the four "Pay now" buttons (the top
+// page's, the same-origin frame's, the cross-site frame's, the untitled
+// frame's, in document order), waiting for the cross-site frame to load.
 func payButtons(t *testing.T, svc *service.Service, tab string) []string {
 	t.Helper()
 	var text string
@@ -100,21 +102,22 @@ func payButtons(t *testing.T, svc *service.Service, tab string) []string {
 				frames = append(frames, e.Frame)
 			}
 		}
-		if len(ids) == 3 {
-			if frames[0] != "" || frames[1] == "" || frames[2] == "" || frames[1] == frames[2] {
+		if len(ids) == 4 {
+			if frames[0] != "" || frames[1] == "" || frames[2] == "" || frames[3] == "" || frames[1] == frames[2] {
 				t.Fatalf("Pay now buttons in frames %q:\n%s", frames, text)
 			}
 			return ids
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	t.Fatalf("want 3 Pay now buttons:\n%s", text)
+	t.Fatalf("want 4 Pay now buttons:\n%s", text)
 	return nil
 }
 
 // TestRecordReplayFrames records clicks by number on same-named buttons
-// of the top page, a same-process iframe and an out-of-process iframe,
-// checks the locators written (each frame's named by its iframe's title),
+// of the top page, two same-process iframes and an out-of-process one,
+// checks the locators written (each frame's named by its iframe's title,
+// or its name when it has none),
 // and replays the script on a fresh tab: the server sees the same clicks.
 func TestRecordReplayFrames(t *testing.T) {
 	app := newFramesApp(t)
@@ -124,10 +127,10 @@ func TestRecordReplayFrames(t *testing.T) {
 	c := api.Common{Name: "main", Timeout: 60}
 	must(t, "open", svc.Open(ctx, &api.OpenRequest{Common: c, URL: app.srv.URL + "/top"}))
 	ids := payButtons(t, svc, "main")
-	for _, i := range []int{2, 1, 0} {
+	for _, i := range []int{2, 1, 0, 3} {
 		must(t, "click", svc.Act(ctx, "click", &api.ActRequest{Common: c, Target: api.Target(ids[i])}))
 	}
-	live := []string{"cross", "same", "top"}
+	live := []string{"cross", "same", "top", "legacy"}
 	app.waitHits(t, "live", live)
 	file := filepath.Join(t.TempDir(), "frames.js")
 	must(t, "record stop", svc.Record(ctx, &api.RecordRequest{Op: "stop", Save: file}))
@@ -141,6 +144,7 @@ func TestRecordReplayFrames(t *testing.T) {
 		"// step 2\nawait tab.click('iframe[title=\"Payments widget\"] >> aria/Pay now[role=\"button\"]');\n",
 		"// step 3\nawait tab.click('iframe[title=\"Same widget\"] >> aria/Pay now[role=\"button\"]');\n",
 		"// step 4\nawait tab.click('aria/Pay now[role=\"button\"]');\n",
+		"// step 5\nawait tab.click('iframe[name=\"legacy\"] >> aria/Pay now[role=\"button\"]');\n",
 	} {
 		if !strings.Contains(script, w) {
 			t.Errorf("script lacks %q", w)
@@ -152,8 +156,8 @@ func TestRecordReplayFrames(t *testing.T) {
 	rc := api.Common{Name: "replay", Timeout: 60}
 	must(t, "open replay tab", svc.Open(ctx, &api.OpenRequest{Common: rc, URL: "about:blank", Context: "replay"}))
 	rep := must(t, "replay", svc.Replay(ctx, &api.ReplayRequest{Common: rc, File: file}))
-	if rep.Details["ran"] != 4 {
-		t.Errorf("replay ran %v steps, want 4: %s", rep.Details["ran"], rep.Text())
+	if rep.Details["ran"] != 5 {
+		t.Errorf("replay ran %v steps, want 5: %s", rep.Details["ran"], rep.Text())
 	}
 	app.waitHits(t, "replay", live)
 }
