@@ -90,6 +90,7 @@ type element struct {
 	number  int // the element number, when the target was one
 	backend cdp.BackendNodeID
 	sess    *chromedp.Target // the out-of-process iframe it is in; nil: the page (pagecore)
+	frame   cdp.FrameID      // the frame of its document, for a number (the observation's)
 	// box and fx, fy are what the last actionability check saw: the
 	// element's border box and the point it hit-tested, in its frame's
 	// viewport CSS pixels (for verify).
@@ -196,7 +197,7 @@ func (t *Actor) find(ctx context.Context, tg Target, wait time.Duration) (*eleme
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			return nil, &pagecore.Error{Code: errcode.ElementNotFound, Msg: fmt.Sprintf("no element matches %q", tg.Selector),
-				Hint: "Selectors search the top document and its open shadow roots, not iframes; observe, then use the element's number (iframes' elements are numbered too)."}
+				Hint: "Selectors search the top document and its open shadow roots; to search inside an iframe, scope by the iframe: `iframe[title=\"Payments\"] >> aria/Pay now[role=\"button\"]`. Or observe, then use the element's number (iframes' elements are numbered too)."}
 		}
 		select {
 		case <-ctx.Done():

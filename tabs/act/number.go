@@ -71,7 +71,7 @@ func (t *Actor) resolveNumberAs(ctx context.Context, id int, deferShown bool) (*
 	if err != nil || res.Object == nil || res.Object.ObjectID == "" {
 		return nil, &pagecore.Error{Code: errcode.StaleElement, Msg: fmt.Sprintf("element %d is gone from the page; observe again", id), Err: pagecore.ErrStale}
 	}
-	el := &element{obj: res.Object.ObjectID, desc: fmt.Sprintf("element %d", id), number: id, backend: ref.BackendNodeID}
+	el := &element{obj: res.Object.ObjectID, desc: fmt.Sprintf("element %d", id), number: id, backend: ref.BackendNodeID, frame: ref.FrameID}
 	if sess != t.Target() {
 		el.sess = sess
 	}

@@ -28,7 +28,11 @@ import (
 // ScopeSep separates the parts of a scoped selector: in
 // `aria/Alice[role="row"] >> aria/Delete[role="button"]` the second part
 // is searched inside what the first matches. Each part is an aria/
-// selector or a CSS selector.
+// selector or a CSS selector. A part that matches an <iframe> or <frame>
+// enters it: the next part is searched in the document it shows
+// (`iframe[title="Payments"] >> aria/Pay now[role="button"]`), in the
+// page's session for a same-process frame, in the iframe's own session
+// for an out-of-process one.
 const ScopeSep = " >> "
 
 // Node is the DOM node an element number resolved to: what a recorder
@@ -46,6 +50,9 @@ type Node struct {
 	Session *chromedp.Target
 	// OOPIF is true when Session is an out-of-process iframe's.
 	OOPIF bool
+	// Frame is the id of the frame whose document holds the node, as the
+	// observation gave it (empty when unknown).
+	Frame cdp.FrameID
 }
 
 // NodeHook is called with each node an element number resolves to, on
@@ -78,7 +85,7 @@ func (t *Actor) hookNode(ctx context.Context, el *element) {
 	if h == nil {
 		return
 	}
-	n := Node{Number: el.number, Backend: el.backend, Object: el.obj, Session: t.Target()}
+	n := Node{Number: el.number, Backend: el.backend, Object: el.obj, Session: t.Target(), Frame: el.frame}
 	if el.sess != nil {
 		n.Session, n.OOPIF = el.sess, true
 	}
@@ -105,6 +112,25 @@ var hasTextRE = regexp.MustCompile(`(?s)^(.*?):has-text\((?:"((?:[^"\\]|\\.)*)"|
 type match struct {
 	backend cdp.BackendNodeID
 	obj     runtime.RemoteObjectID
+	// sess is the session of an out-of-process iframe the node is in;
+	// nil: the page's.
+	sess *chromedp.Target
+}
+
+// matchKey identifies a match across sessions: backend node ids are per
+// renderer process. A document entered through its own session has no
+// backend id here, and is known by its object.
+type matchKey struct {
+	sess    *chromedp.Target
+	backend cdp.BackendNodeID
+	obj     runtime.RemoteObjectID
+}
+
+func (m match) key() matchKey {
+	if m.backend == 0 {
+		return matchKey{sess: m.sess, obj: m.obj}
+	}
+	return matchKey{sess: m.sess, backend: m.backend}
 }
 
 // scoped reports whether a selector is a scope chain or an aria/ or CSS
@@ -121,21 +147,26 @@ func (t *Actor) matchAll(ctx context.Context, sel string) ([]match, error) {
 		return nil, pagecore.EvalErr(err)
 	}
 	roots := []match{{obj: doc.Result.ObjectID}}
-	for _, part := range strings.Split(sel, ScopeSep) {
+	for i, part := range strings.Split(sel, ScopeSep) {
 		part = strings.TrimSpace(part)
 		engine, rest, err := splitEngine(part)
 		if err != nil {
 			return nil, err
 		}
+		if i > 0 {
+			if roots, err = t.enterFrames(ctx, roots); err != nil {
+				return nil, err
+			}
+		}
 		var next []match
-		seen := map[cdp.BackendNodeID]bool{}
+		seen := map[matchKey]bool{}
 		for _, r := range roots {
 			var got []match
 			switch engine {
 			case "aria":
-				got, err = t.ariaIn(ctx, r.obj, rest)
+				got, err = t.ariaIn(ctx, r, rest)
 			case "css":
-				got, err = t.cssIn(ctx, r.obj, rest)
+				got, err = t.cssIn(ctx, r, rest)
 			default:
 				return nil, pagecore.Errorf(errcode.BadRequest, "in a selector with %q, each part is an aria/ or a CSS selector, not %s/", strings.TrimSpace(ScopeSep), engine)
 			}
@@ -143,8 +174,8 @@ func (t *Actor) matchAll(ctx context.Context, sel string) ([]match, error) {
 				return nil, err
 			}
 			for _, m := range got {
-				if !seen[m.backend] {
-					seen[m.backend] = true
+				if !seen[m.key()] {
+					seen[m.key()] = true
 					next = append(next, m)
 				}
 			}
@@ -157,13 +188,60 @@ func (t *Actor) matchAll(ctx context.Context, sel string) ([]match, error) {
 	return roots, nil
 }
 
+// enterFrames replaces each root that is an <iframe> or <frame> by the
+// document it shows: a same-process frame's content document
+// (DOM.describeNode, DOM.resolveNode in its main world), an out-of-process
+// one's document in that iframe's session (pagecore's FrameSession, then
+// Runtime.evaluate). A frame with no document yet is left out; other
+// roots are kept as they are.
+func (t *Actor) enterFrames(ctx context.Context, roots []match) ([]match, error) {
+	out := roots[:0:0]
+	for _, r := range roots {
+		sess := t.SessionOf(r.sess)
+		d, err := cdp.Call(ctx, sess, dom.DescribeNode, dom.DescribeNodeParams{ObjectID: r.obj})
+		if err != nil || d.Node == nil {
+			continue
+		}
+		if name := strings.ToLower(d.Node.NodeName); name != "iframe" && name != "frame" {
+			out = append(out, r)
+			continue
+		}
+		if cd := d.Node.ContentDocument; cd != nil && cd.BackendNodeID != 0 {
+			res, err := cdp.Call(ctx, sess, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: cd.BackendNodeID})
+			if err != nil || res.Object == nil {
+				continue
+			}
+			out = append(out, match{backend: cd.BackendNodeID, obj: res.Object.ObjectID, sess: r.sess})
+			continue
+		}
+		if d.Node.FrameID == "" {
+			continue
+		}
+		fs, err := t.FrameSession(ctx, d.Node.FrameID)
+		if err != nil {
+			return nil, err
+		}
+		if fs == nil {
+			continue
+		}
+		doc, err := cdp.Call(ctx, fs, runtime.Evaluate, runtime.EvaluateParams{Expression: "document"})
+		if err != nil || doc.Result == nil || doc.Result.ObjectID == "" {
+			continue
+		}
+		out = append(out, match{obj: doc.Result.ObjectID, sess: fs})
+	}
+	return out, nil
+}
+
 // ariaIn returns the nodes under root (itself included) with the
 // accessible name and role of an aria/ selector's rest
-// (Accessibility.queryAXTree), resolved in the page's main world.
-func (t *Actor) ariaIn(ctx context.Context, root runtime.RemoteObjectID, rest string) ([]match, error) {
+// (Accessibility.queryAXTree), resolved in the main world of root's
+// frame, in root's session.
+func (t *Actor) ariaIn(ctx context.Context, root match, rest string) ([]match, error) {
 	m := ariaRE.FindStringSubmatch(strings.TrimSpace(rest))
 	name, role := strings.TrimSpace(m[1]), m[2]
-	res, err := cdp.Call(ctx, t.Target(), accessibility.QueryAXTree, accessibility.QueryAXTreeParams{ObjectID: root, AccessibleName: name, Role: role})
+	sess := t.SessionOf(root.sess)
+	res, err := cdp.Call(ctx, sess, accessibility.QueryAXTree, accessibility.QueryAXTreeParams{ObjectID: root.obj, AccessibleName: name, Role: role})
 	if err != nil {
 		return nil, pagecore.CDPErr("aria query", err)
 	}
@@ -172,11 +250,11 @@ func (t *Actor) ariaIn(ctx context.Context, root runtime.RemoteObjectID, rest st
 		if n.Ignored || n.BackendDOMNodeID == 0 {
 			continue
 		}
-		r, err := cdp.Call(ctx, t.Target(), dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: n.BackendDOMNodeID})
+		r, err := cdp.Call(ctx, sess, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: n.BackendDOMNodeID})
 		if err != nil || r.Object == nil {
 			continue
 		}
-		out = append(out, match{backend: n.BackendDOMNodeID, obj: r.Object.ObjectID})
+		out = append(out, match{backend: n.BackendDOMNodeID, obj: r.Object.ObjectID, sess: root.sess})
 	}
 	return out, nil
 }
@@ -184,8 +262,9 @@ func (t *Actor) ariaIn(ctx context.Context, root runtime.RemoteObjectID, rest st
 // cssIn returns the elements under root matching a CSS selector
 // (querySelectorAll through Runtime.callFunctionOn, then
 // Runtime.getProperties and DOM.describeNode for their backend ids).
-// Errors: bad_request for an invalid selector.
-func (t *Actor) cssIn(ctx context.Context, root runtime.RemoteObjectID, sel string) ([]match, error) {
+// All in root's session. Errors: bad_request for an invalid selector.
+func (t *Actor) cssIn(ctx context.Context, root match, sel string) ([]match, error) {
+	sess := t.SessionOf(root.sess)
 	text := ""
 	if m := hasTextRE.FindStringSubmatch(sel); m != nil {
 		sel, text = m[1], m[2]
@@ -194,12 +273,12 @@ func (t *Actor) cssIn(ctx context.Context, root runtime.RemoteObjectID, sel stri
 		}
 		text = strings.NewReplacer(`\"`, `"`, `\'`, `'`, `\\`, `\`).Replace(text)
 	}
-	res, err := cdp.Call(ctx, t.Target(), runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+	res, err := cdp.Call(ctx, sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
 		FunctionDeclaration: `function(s, text){
   const norm = (x) => (x || '').replace(/\s+/g, ' ').trim().toLowerCase();
   const want = norm(text);
   return Array.from(this.querySelectorAll(s)).filter((e) => !want || norm(e.innerText || e.textContent).includes(want));
-}`, ObjectID: root,
+}`, ObjectID: root.obj,
 		Arguments: []*runtime.CallArgument{{Value: []byte(jsString(sel))}, {Value: []byte(jsString(text))}},
 	})
 	if err != nil {
@@ -211,7 +290,7 @@ func (t *Actor) cssIn(ctx context.Context, root runtime.RemoteObjectID, sel stri
 	if res.Result == nil || res.Result.ObjectID == "" {
 		return nil, nil
 	}
-	props, err := cdp.Call(ctx, t.Target(), runtime.GetProperties, runtime.GetPropertiesParams{ObjectID: res.Result.ObjectID, OwnProperties: new(true)})
+	props, err := cdp.Call(ctx, sess, runtime.GetProperties, runtime.GetPropertiesParams{ObjectID: res.Result.ObjectID, OwnProperties: new(true)})
 	if err != nil {
 		return nil, pagecore.CDPErr("css query", err)
 	}
@@ -220,11 +299,11 @@ func (t *Actor) cssIn(ctx context.Context, root runtime.RemoteObjectID, sel stri
 		if p.Value == nil || p.Value.ObjectID == "" || p.Value.Subtype != "node" {
 			continue
 		}
-		d, err := cdp.Call(ctx, t.Target(), dom.DescribeNode, dom.DescribeNodeParams{ObjectID: p.Value.ObjectID})
+		d, err := cdp.Call(ctx, sess, dom.DescribeNode, dom.DescribeNodeParams{ObjectID: p.Value.ObjectID})
 		if err != nil || d.Node == nil {
 			continue
 		}
-		out = append(out, match{backend: d.Node.BackendNodeID, obj: p.Value.ObjectID})
+		out = append(out, match{backend: d.Node.BackendNodeID, obj: p.Value.ObjectID, sess: root.sess})
 	}
 	return out, nil
 }
@@ -245,16 +324,36 @@ func (t *Actor) resolveCounted(ctx context.Context, sel string) (*element, error
 			Msg:  (&AmbiguousError{Selector: sel, Count: len(ms)}).Error(),
 			Hint: "Scope it by what tells the elements apart: `aria/Row name[role=\"row\"] >> aria/Delete[role=\"button\"]`; observe shows the candidates."}
 	}
-	return &element{obj: ms[0].obj, desc: fmt.Sprintf("%q", sel), backend: ms[0].backend}, nil
+	return &element{obj: ms[0].obj, desc: fmt.Sprintf("%q", sel), backend: ms[0].backend, sess: ms[0].sess}, nil
+}
+
+// Found is one node a selector matched: its backend node id and the
+// session of its frame (the page's target, or an out-of-process
+// iframe's); backend node ids are only comparable within one session.
+type Found struct {
+	Backend cdp.BackendNodeID
+	Session *chromedp.Target
 }
 
 // Matches returns the backend node ids of every element a selector
-// matches in the top document, in document order, through the resolver
-// the actions use: all of them for an aria/ or CSS selector or a chain
-// (A >> B), the one an action would take for text/, xpath/ and pierce/.
-// A number is refused (bad_request): it is not a locator. Errors:
-// bad_request for an invalid selector; CDP failures.
+// matches, as MatchNodes, without their sessions.
 func (t *Actor) Matches(ctx context.Context, sel string) ([]cdp.BackendNodeID, error) {
+	fs, err := t.MatchNodes(ctx, sel)
+	out := make([]cdp.BackendNodeID, len(fs))
+	for i, f := range fs {
+		out[i] = f.Backend
+	}
+	return out, err
+}
+
+// MatchNodes returns every element a selector matches, in document
+// order, through the resolver the actions use: all of them for an aria/
+// or CSS selector or a chain (A >> B, which enters the frames its parts
+// match), the one an action would take for text/, xpath/ and pierce/
+// (searched in the top document). A number is refused (bad_request): it
+// is not a locator. Errors: bad_request for an invalid selector; CDP
+// failures.
+func (t *Actor) MatchNodes(ctx context.Context, sel string) ([]Found, error) {
 	engine, _, err := splitEngine(sel)
 	if err != nil {
 		return nil, err
@@ -267,9 +366,9 @@ func (t *Actor) Matches(ctx context.Context, sel string) ([]cdp.BackendNodeID, e
 		if err != nil {
 			return nil, err
 		}
-		out := make([]cdp.BackendNodeID, len(ms))
+		out := make([]Found, len(ms))
 		for i, m := range ms {
-			out[i] = m.backend
+			out[i] = Found{Backend: m.backend, Session: t.SessionOf(m.sess)}
 		}
 		return out, nil
 	}
@@ -277,9 +376,53 @@ func (t *Actor) Matches(ctx context.Context, sel string) ([]cdp.BackendNodeID, e
 	if err != nil || el == nil {
 		return nil, err
 	}
-	d, err := cdp.Call(ctx, t.Target(), dom.DescribeNode, dom.DescribeNodeParams{ObjectID: el.obj})
+	d, err := cdp.Call(ctx, t.SessionOf(el.sess), dom.DescribeNode, dom.DescribeNodeParams{ObjectID: el.obj})
 	if err != nil || d.Node == nil {
 		return nil, pagecore.CDPErr("describe node", err)
 	}
-	return []cdp.BackendNodeID{d.Node.BackendNodeID}, nil
+	return []Found{{Backend: d.Node.BackendNodeID, Session: t.SessionOf(el.sess)}}, nil
+}
+
+// FrameOwners returns the <iframe> (or <frame>) elements that hold the
+// document of n, outermost first, each as a Node of its own frame's
+// document (Backend, Object, Session, OOPIF, Frame; Number 0): none for a
+// node of the top document. It reads the page's frame tree and the
+// out-of-process iframes' (pagecore's Frames, DOM.getFrameOwner) and
+// resolves each owner (DOM.resolveNode in its session). Errors:
+// stale_element when n's frame or one of its owners is gone; CDP
+// failures.
+func (t *Actor) FrameOwners(ctx context.Context, n Node) ([]Node, error) {
+	frames, owners, err := t.Frames(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	owners()
+	byID := make(map[cdp.FrameID]*pagecore.Frame, len(frames))
+	for _, f := range frames {
+		byID[f.ID] = f
+	}
+	stale := func(what string) error {
+		return &pagecore.Error{Code: errcode.StaleElement, Msg: what, Err: pagecore.ErrStale}
+	}
+	f := byID[n.Frame]
+	if f == nil {
+		if n.Frame == "" && !n.OOPIF {
+			return nil, nil // the top document's, as far as anyone knows
+		}
+		return nil, stale(fmt.Sprintf("the frame %s of the element is gone", n.Frame))
+	}
+	var chain []Node
+	for depth := 0; !f.Top && depth < 16; depth++ {
+		p := byID[f.Parent]
+		if p == nil || f.Owner == 0 {
+			return nil, stale("the iframe of frame " + f.URL + " is gone")
+		}
+		r, err := cdp.Call(ctx, p.Sess, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: f.Owner})
+		if err != nil || r.Object == nil {
+			return nil, stale("the iframe of frame " + f.URL + " is gone")
+		}
+		chain = append([]Node{{Backend: f.Owner, Object: r.Object.ObjectID, Session: p.Sess, OOPIF: p.Sess != t.Target(), Frame: p.ID}}, chain...)
+		f = p
+	}
+	return chain, nil
 }

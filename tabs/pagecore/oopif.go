@@ -289,3 +289,25 @@ func (t *Page) dropFrames(live map[target.ID]bool) {
 		}
 	}
 }
+
+// FrameSession returns the session of the out-of-process iframe whose top
+// frame is frame (its target id is the frame id), attaching to the page's
+// iframes (Frames) when it is not attached yet; nil when no out-of-process
+// iframe shows that frame. Errors: CDP failures of the frame listing.
+func (t *Page) FrameSession(ctx context.Context, frame cdp.FrameID) (*chromedp.Target, error) {
+	lookup := func() *chromedp.Target {
+		t.ob.mu.Lock()
+		defer t.ob.mu.Unlock()
+		if o := t.ob.oopifs[target.ID(frame)]; o != nil {
+			return o.t
+		}
+		return nil
+	}
+	if s := lookup(); s != nil {
+		return s, nil
+	}
+	if _, _, err := t.Frames(ctx, false); err != nil {
+		return nil, err
+	}
+	return lookup(), nil
+}

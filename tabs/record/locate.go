@@ -14,10 +14,12 @@ import (
 	"github.com/tabpilot/tabpilot/tabs/act"
 )
 
-// Matcher resolves a selector to every node it matches, as a replay's
-// resolver would (act.Actor.Matches).
+// Matcher resolves a selector to every node it matches, with the session
+// of each (act.Actor.MatchNodes), as a replay's resolver would, and finds
+// the iframes that hold a node's document (act.Actor.FrameOwners).
 type Matcher interface {
-	Matches(ctx context.Context, sel string) ([]cdp.BackendNodeID, error)
+	MatchNodes(ctx context.Context, sel string) ([]act.Found, error)
+	FrameOwners(ctx context.Context, n act.Node) ([]act.Node, error)
 }
 
 // Locator is what a recorded step names its element by.
@@ -39,16 +41,20 @@ type Locator struct {
 const maxTries = 12
 
 // Locate computes the locator of the node an element number resolved to,
-// most robust first, each verified with m against n's backend node id:
+// most robust first, each verified with m against n's backend node id in
+// n's session (backend node ids are per renderer process):
 // aria/Name[role="role"] from the node's accessibility node
 // (Accessibility.getPartialAXTree, with its ancestors); when that matches
 // several nodes, the same scoped by each named ancestor, nearest first
 // (`aria/Ancestor[role="row"] >> aria/Name[role="button"]`); text/ of its
 // short visible text; a CSS selector of stable attributes (#id, [name],
 // [data-testid], [aria-label]), computed in the page
-// (Runtime.callFunctionOn). A node in an out-of-process iframe cannot be
-// verified by the top document's resolver and is given its best
-// candidate with Why set; so is a node none of whose candidates verify.
+// (Runtime.callFunctionOn). A node inside iframes, same-process or out of
+// process, gets each candidate behind the iframes that hold it, outermost
+// first, each named by its title, name or id and verified unique
+// (`iframe[title="Payments"] >> aria/Pay now[role="button"]`). A node
+// none of whose candidates verify is given its best candidate with Why
+// set.
 func Locate(ctx context.Context, m Matcher, n act.Node) Locator {
 	var l Locator
 	var cands []string
@@ -62,8 +68,12 @@ func Locate(ctx context.Context, m Matcher, n act.Node) Locator {
 		cands = append(cands, aria)
 	}
 	info := pageInfo(ctx, n)
-	if n.OOPIF {
-		l.Selector, l.Why = first(append(cands, info.cands()...), "element "+strconv.Itoa(n.Number)), "it is in an out-of-process iframe, which a locator of the top document does not reach"
+	same := func(f act.Found, want act.Node) bool {
+		return f.Backend == want.Backend && f.Session != nil && want.Session != nil && f.Session.SessionID == want.Session.SessionID
+	}
+	frame, why := framePrefix(ctx, m, n, same)
+	if why != "" {
+		l.Selector, l.Why = first(append(cands, info.cands()...), "element "+strconv.Itoa(n.Number)), why
 		return l
 	}
 	tries := 0
@@ -72,24 +82,27 @@ func Locate(ctx context.Context, m Matcher, n act.Node) Locator {
 			return false, false
 		}
 		tries++
-		ids, err := m.Matches(ctx, sel)
+		fs, err := m.MatchNodes(ctx, frame+sel)
 		if err != nil {
 			return false, false
 		}
-		for _, id := range ids {
-			if id == n.Backend {
+		for _, f := range fs {
+			if same(f, n) {
 				includes = true
 			}
 		}
-		return includes && len(ids) == 1, includes
+		return includes && len(fs) == 1, includes
+	}
+	found := func(sel string) Locator {
+		l.Selector, l.Verified = frame+sel, true
+		return l
 	}
 	if aria != "" {
 		unique, includes := check(aria)
 		if unique {
-			l.Selector, l.Verified = aria, true
-			return l
+			return found(aria)
 		}
-		l.Tried = append(l.Tried, aria)
+		l.Tried = append(l.Tried, frame+aria)
 		if includes {
 			// Ambiguous: scope it by the nearest named ancestor that
 			// tells the duplicates apart.
@@ -100,10 +113,9 @@ func Locate(ctx context.Context, m Matcher, n act.Node) Locator {
 				}
 				sel := AriaSelector(name, role) + act.ScopeSep + aria
 				if u, _ := check(sel); u {
-					l.Selector, l.Verified = sel, true
-					return l
+					return found(sel)
 				}
-				l.Tried = append(l.Tried, sel)
+				l.Tried = append(l.Tried, frame+sel)
 			}
 		}
 	}
@@ -114,23 +126,80 @@ func Locate(ctx context.Context, m Matcher, n act.Node) Locator {
 			for _, text := range sc.Texts {
 				sel := sc.CSS + ":has-text(" + cssString(text) + ")" + act.ScopeSep + aria
 				if u, _ := check(sel); u {
-					l.Selector, l.Verified = sel, true
-					return l
+					return found(sel)
 				}
-				l.Tried = append(l.Tried, sel)
+				l.Tried = append(l.Tried, frame+sel)
 			}
 		}
 	}
 	for _, sel := range info.cands() {
 		if u, _ := check(sel); u {
-			l.Selector, l.Verified = sel, true
-			return l
+			return found(sel)
 		}
-		l.Tried = append(l.Tried, sel)
+		l.Tried = append(l.Tried, frame+sel)
 	}
-	l.Selector = first(append(cands, info.cands()...), "element "+strconv.Itoa(n.Number))
+	l.Selector = frame + first(append(cands, info.cands()...), "element "+strconv.Itoa(n.Number))
 	l.Why = "no unique locator"
 	return l
+}
+
+// framePrefix returns the scope that enters the iframes holding n's
+// document, outermost first, ending in act.ScopeSep ("" for a node of
+// the top document): each iframe by the first of its candidates
+// (frameCands) that, behind the scope so far, matches that iframe alone
+// (same). why is set when an iframe has none, or its chain is unknown.
+func framePrefix(ctx context.Context, m Matcher, n act.Node, same func(act.Found, act.Node) bool) (prefix, why string) {
+	owners, err := m.FrameOwners(ctx, n)
+	if err != nil {
+		return "", "its frame could not be found: " + err.Error()
+	}
+	for _, o := range owners {
+		ok := false
+		var tried []string
+		for _, c := range frameCands(ctx, o) {
+			fs, err := m.MatchNodes(ctx, prefix+c)
+			if err == nil && len(fs) == 1 && same(fs[0], o) {
+				prefix += c + act.ScopeSep
+				ok = true
+				break
+			}
+			tried = append(tried, prefix+c)
+		}
+		if !ok {
+			return "", "no unique locator for its iframe (tried " + strings.Join(tried, ", ") + ")"
+		}
+	}
+	return prefix, ""
+}
+
+// frameCandsJS lists the CSS selectors of an <iframe> (or <frame>) by
+// what names it, most telling first: its title, its name, its id, its
+// src as written; those unique in its document or shadow root.
+const frameCandsJS = `function() {
+  const e = this, tag = e.localName, out = [];
+  const esc = (v) => '"' + v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\a ') + '"';
+  for (const a of ['title', 'name']) {
+    const v = e.getAttribute(a);
+    if (v && v.trim()) out.push(tag + '[' + a + '=' + esc(v) + ']');
+  }
+  if (e.id && !/\d{3,}|^[0-9]|:/.test(e.id)) out.push(tag + '#' + CSS.escape(e.id));
+  const src = e.getAttribute('src');
+  if (src && src.length <= 200) out.push(tag + '[src=' + esc(src) + ']');
+  return out.filter((s) => { try { const l = e.getRootNode().querySelectorAll(s); return l.length === 1 && l[0] === e; } catch (_) { return false; } });
+}`
+
+// frameCands runs frameCandsJS on an iframe (Runtime.callFunctionOn in its
+// session); nothing on failure.
+func frameCands(ctx context.Context, o act.Node) []string {
+	res, err := cdp.Call(ctx, o.Session, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+		FunctionDeclaration: frameCandsJS, ObjectID: o.Object, ReturnByValue: new(true),
+	})
+	if err != nil || res.ExceptionDetails != nil || res.Result == nil {
+		return nil
+	}
+	var out []string
+	_ = json.Unmarshal(res.Result.Value, &out)
+	return out
 }
 
 func first(xs []string, def string) string {
