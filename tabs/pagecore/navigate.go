@@ -118,7 +118,21 @@ func (t *Page) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavR
 	}
 	subCtx, cancelSub := context.WithCancel(ctx)
 	defer cancelSub()
+	// cdp.Events subscribes when it is called, before the navigation (so
+	// no event is missed), and ends the subscription only when its
+	// iterator returns: a return before the loop below starts (a failed
+	// navigation, a same-document one) must run the iterator out, or the
+	// subscription's goroutine stays for the tab's life.
 	events := cdp.Events(subCtx, t.target, page.LifecycleEvent)
+	var iterating atomic.Bool
+	defer func() {
+		if !iterating.Load() {
+			cancelSub()
+			for range events {
+				break
+			}
+		}
+	}()
 
 	var res page.NavigateResult
 	start := time.Now()
@@ -156,6 +170,7 @@ func (t *Page) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavR
 	sig := t.dialogSignal()
 	evc := make(chan page.EventLifecycleEvent)
 	errc := make(chan error, 1)
+	iterating.Store(true)
 	go func() {
 		for ev, err := range events {
 			if err != nil {
