@@ -108,6 +108,7 @@ func build(values map[string]string) *Store {
 // Each form is listed once; forms shorter than MinValueLen are left out.
 func Forms(value string) []string {
 	out := []string{value, url.QueryEscape(value), url.PathEscape(value),
+		encodeURIComponent(value), lowerHex(encodeURIComponent(value)),
 		html.EscapeString(value), htmlText.Replace(value), htmlAttr.Replace(value), htmlSpecial.Replace(value), angles.Replace(value)}
 	j := jsonEscape(value, true)
 	out = append(out, j, jsonEscape(value, false), jsonEscape(j, true), jsonEscape(j, false))
@@ -121,6 +122,39 @@ func Forms(value string) []string {
 		}
 	}
 	return uniq
+}
+
+// encodeURIComponent is JavaScript's encodeURIComponent of s (ECMA-262):
+// every byte of its UTF-8 escaped as %XX (upper case) but the letters,
+// digits and - _ . ! ~ * ' ( ), so a space is %20, where url.QueryEscape
+// writes + and escapes ! ' ( ) *.
+func encodeURIComponent(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-_.!~*'()", c) >= 0 {
+			b.WriteByte(c)
+			continue
+		}
+		fmt.Fprintf(&b, "%%%02X", c)
+	}
+	return b.String()
+}
+
+// lowerHex is a percent-encoding with lower-case hex digits, as some
+// encoders write it.
+func lowerHex(s string) string {
+	b := []byte(s)
+	for i := 0; i+2 < len(b); i++ {
+		if b[i] == '%' {
+			for j := i + 1; j <= i+2; j++ {
+				if 'A' <= b[j] && b[j] <= 'F' {
+					b[j] += 'a' - 'A'
+				}
+			}
+		}
+	}
+	return string(b)
 }
 
 // The HTML escapes of a value besides html.EscapeString's: a DOM's
@@ -314,6 +348,39 @@ func (s *Store) Expand(text string) (string, error) {
 	})
 	if err != nil {
 		return "", err
+	}
+	return out, nil
+}
+
+// Part is a piece of a text Split cut: literal text, or a secret's value.
+type Part struct {
+	Text   string
+	Secret bool
+}
+
+// Split cuts text at its {{secret:NAME}} placeholders into literal parts
+// and the values they stand for, in order, for a caller that must send a
+// value in one piece (Type: a value typed key by key would show in every
+// input event's prefix, which Redact cannot find). Errors: Expand's.
+func (s *Store) Split(text string) ([]Part, error) {
+	if !HasPlaceholder(text) {
+		return []Part{{Text: text}}, nil
+	}
+	var out []Part
+	last := 0
+	for _, m := range placeholderRE.FindAllStringSubmatchIndex(text, -1) {
+		name := text[m[2]:m[3]]
+		if err := s.Check(name); err != nil {
+			return nil, err
+		}
+		if m[0] > last {
+			out = append(out, Part{Text: text[last:m[0]]})
+		}
+		out = append(out, Part{Text: s.values[name], Secret: true})
+		last = m[1]
+	}
+	if last < len(text) {
+		out = append(out, Part{Text: text[last:]})
 	}
 	return out, nil
 }

@@ -60,6 +60,11 @@ type Options struct {
 	// DaemonArgs are extra arguments for the daemon (its configuration
 	// flags).
 	DaemonArgs []string
+	// CheckArgs, when set, refuses (ErrSettings) to use a running daemon
+	// that a client started with other DaemonArgs: a caller that gives
+	// settings (an origin rule, a policy) must not have them silently
+	// ignored.
+	CheckArgs bool
 	// Env is the daemon's environment; nil means this process's.
 	Env []string
 	// StartTimeout bounds the wait for a started daemon's socket; 0 means
@@ -113,6 +118,10 @@ func Connect(ctx context.Context, opts *Options) (*rpc.Client, error) {
 	copts := &rpc.ClientOptions{Logger: o.Logger}
 	c, err := rpc.Dial(ctx, p.Socket, copts)
 	if err == nil {
+		if err := checkArgs(&o, p); err != nil {
+			c.Close()
+			return nil, err
+		}
 		return c, nil
 	}
 	if !absent(err) {
@@ -138,7 +147,14 @@ func start(ctx context.Context, o *Options, p Paths, copts *rpc.ClientOptions) (
 	defer unlock()
 	// Another client may have started it while we waited for the lock.
 	if c, err := rpc.Dial(ctx, p.Socket, copts); err == nil {
+		if err := checkArgs(o, p); err != nil {
+			c.Close()
+			return nil, err
+		}
 		return c, nil
+	}
+	if err := os.WriteFile(p.Args, []byte(strings.Join(o.DaemonArgs, "\n")), 0o600); err != nil {
+		return nil, fmt.Errorf("%w: record the daemon's settings: %v", ErrStart, err)
 	}
 
 	exe := o.Executable
@@ -184,6 +200,24 @@ func start(ctx context.Context, o *Options, p Paths, copts *rpc.ClientOptions) (
 		case <-tick.C:
 		}
 	}
+}
+
+// checkArgs returns ErrSettings when o.CheckArgs is set and the running
+// daemon was started with other DaemonArgs (its Args file); a daemon
+// without one (started by hand) is not checked.
+func checkArgs(o *Options, p Paths) error {
+	if !o.CheckArgs {
+		return nil
+	}
+	b, err := os.ReadFile(p.Args)
+	if err != nil {
+		return nil
+	}
+	if got, want := string(b), strings.Join(o.DaemonArgs, "\n"); got != want {
+		return fmt.Errorf("%w: session %q runs with %s, and this call asks for %s; stop it first (tabpilot stop --session %s) or use another --session",
+			ErrSettings, o.Session, strings.ReplaceAll(got, "\n", " "), strings.Join(o.DaemonArgs, " "), o.Session)
+	}
+	return nil
 }
 
 // rotateLog moves a large log aside, keeping one old copy.

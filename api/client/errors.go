@@ -7,6 +7,9 @@ var (
 	// ErrNoDaemon: no daemon runs for the session (Stop, or Connect with
 	// Options.NoStart).
 	ErrNoDaemon = errors.New("no daemon running")
+	// ErrSettings: the session's daemon runs with other settings than the
+	// ones the call gives (Options.CheckArgs), which would be ignored.
+	ErrSettings = errors.New("the session's daemon runs with other settings")
 	// ErrStart: the daemon could not be started, or did not listen in
 	// time; the message carries the end of its log.
 	ErrStart = errors.New("daemon did not start")

@@ -80,6 +80,9 @@ type Paths struct {
 	Lock string
 	// Log receives the output of a daemon started by a client.
 	Log string
+	// Args holds the DaemonArgs the daemon was started with (mode 0600),
+	// one per line, for Options.CheckArgs.
+	Args string
 }
 
 // PathsFor returns the paths of session's files in dir. It fails with
@@ -90,7 +93,7 @@ func PathsFor(dir, session string) (Paths, error) {
 		return Paths{}, err
 	}
 	base := filepath.Join(dir, session)
-	p := Paths{Socket: base + ".sock", PID: base + ".pid", Lock: base + ".lock", Log: base + ".log"}
+	p := Paths{Socket: base + ".sock", PID: base + ".pid", Lock: base + ".lock", Log: base + ".log", Args: base + ".args"}
 	if len(p.Socket) > maxSocketPath {
 		return Paths{}, fmt.Errorf("socket path %s is %d bytes, longer than the %d a unix socket allows: use a shorter directory (XDG_RUNTIME_DIR) or session name",
 			p.Socket, len(p.Socket), maxSocketPath)

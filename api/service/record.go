@@ -137,7 +137,11 @@ func (s *Service) Replay(ctx context.Context, r *api.ReplayRequest) (result *api
 		res.Details["ran"] = 0
 		return res
 	}
-	failed := map[string]any{"step": st.N, "line": st.Line, "statement": st.Statement, "code": info.Code, "error": info.Message}
+	line := st.Line
+	if l := record.LineOf(info.Message); l > 0 {
+		line = l // the statement's, as the message says, not its comment's
+	}
+	failed := map[string]any{"step": st.N, "line": line, "statement": st.Statement, "code": info.Code, "error": info.Message}
 	msg := fmt.Sprintf("step %d failed: %s\n  %s", st.N, info.Message, st.Statement)
 	if st.Locator != "" {
 		failed["locator"] = st.Locator

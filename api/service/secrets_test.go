@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"html"
 	"log/slog"
 	"net/http"
@@ -398,5 +399,47 @@ func TestSecretsNone(t *testing.T) {
 	v := o.ok("run", api.RunRequest{Common: c, Code: `return await tab.value("#pw")`})
 	if v.Text() != "" {
 		t.Errorf("the field got %q", v.Text())
+	}
+}
+
+// TestSecretTypedInOnePiece: a type of {{secret:NAME}} into a field whose
+// page logs every input event shows no prefix of the value in the console
+// (the value goes in one Input.insertText, not key by key), and a fetch of
+// the value encoded as encodeURIComponent encodes it is masked in the
+// network listing.
+func TestSecretTypedInOnePiece(t *testing.T) {
+	const value = "tok$en&=/+ xyz"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>t</title><input id=tok aria-label=Token oninput="console.log('now', this.value)">`)
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	f := filepath.Join(dir, "s.env")
+	if err := os.WriteFile(f, []byte("TOK='"+value+"'\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	store, err := secrets.Load(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := service.New(&service.Options{BrowserArgs: testenv.BrowserArgs, MaxTimeout: 60 * time.Second, Secrets: store})
+	defer svc.Shutdown(context.Background())
+	ctx := context.Background()
+	tab := api.Common{Name: "t"}
+	if res := svc.Open(ctx, &api.OpenRequest{Common: tab, URL: srv.URL + "/"}); res.IsError {
+		t.Fatal(res.Text())
+	}
+	if res := svc.Act(ctx, "type", &api.ActRequest{Common: tab, Target: "#tok", Text: "{{secret:TOK}}"}); res.IsError {
+		t.Fatal(res.Text())
+	}
+	svc.Run(ctx, &api.RunRequest{Common: tab, Code: `await tab.evaluate(() => fetch("/api?t=" + encodeURIComponent(document.getElementById("tok").value)).catch(() => {}))`})
+	out := svc.Console(ctx, &api.ConsoleRequest{Common: tab, All: true}).Text() + svc.Network(ctx, &api.NetworkRequest{Common: tab}).Text()
+	for n := 4; n <= len(value); n++ {
+		if strings.Contains(out, value[:n]) {
+			t.Fatalf("a prefix %q of the secret shows:\n%s", value[:n], out)
+		}
+	}
+	if strings.Contains(out, "tok%24en") || !strings.Contains(out, "now ••••") {
+		t.Fatalf("the console and network listing:\n%s", out)
 	}
 }

@@ -134,3 +134,21 @@ type HostError struct {
 }
 
 func (e *HostError) Error() string { return fmt.Sprintf("invalid host %q: %s", e.Host, e.Msg) }
+
+// ResolveError is a name the guard could not resolve (it resolves every
+// name itself). Its code is errcode.NavigationFailed: the destination is
+// not refused, it does not exist (for the guard's resolver).
+type ResolveError struct {
+	Host string
+	Err  error
+}
+
+func (e *ResolveError) Error() string {
+	return fmt.Sprintf("egress proxy: resolve %s: %v", e.Host, e.Err)
+}
+
+// Unwrap returns the resolver's error.
+func (e *ResolveError) Unwrap() error { return e.Err }
+
+// ErrorCode returns errcode.NavigationFailed.
+func (e *ResolveError) ErrorCode() errcode.Code { return errcode.NavigationFailed }

@@ -208,9 +208,9 @@ func ParseRules(allow, allowSub, block []string) (Rules, error) {
 		out  *[]OriginPattern
 	}{{"--allow-origin", allow, &r.Allow}, {"--allow-subresource-origin", allowSub, &r.AllowSubresource}, {"--block-origin", block, &r.Block}} {
 		for _, s := range l.in {
-			if strings.TrimSpace(s) == "" {
-				continue
-			}
+			// An empty pattern is refused (ParseOriginPattern), not
+			// skipped: from an unset shell variable it would leave no
+			// rule at all.
 			p, err := ParseOriginPattern(s)
 			if err != nil {
 				return Rules{}, fmt.Errorf("%s: %w", l.flag, err)

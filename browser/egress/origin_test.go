@@ -7,6 +7,8 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
+
+	"github.com/tabpilot/tabpilot/errcode"
 )
 
 func TestParseOriginPattern(t *testing.T) {
@@ -187,5 +189,17 @@ func TestRulesUnderAny(t *testing.T) {
 	}
 	if code, _, _ := h.get("http://intranet.test:8080/"); code != http.StatusOK {
 		t.Errorf("a private origin under any: %d", code)
+	}
+}
+
+// TestResolveErrorCode: a name the guard cannot resolve is
+// navigation_failed, not an internal error.
+func TestResolveErrorCode(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, nil)
+	err := h.p.CheckURL(context.Background(), "http://nowhere.test/")
+	var re *ResolveError
+	if !errors.As(err, &re) || errcode.Of(err) != errcode.NavigationFailed {
+		t.Fatalf("CheckURL of an unknown name: %v (%s), want a ResolveError coded navigation_failed", err, errcode.Of(err))
 	}
 }

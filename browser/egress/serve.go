@@ -176,10 +176,10 @@ func (p *Proxy) vet(ctx context.Context, scheme, hostport string, document bool)
 	defer cancel()
 	got, err := p.opts.Resolver(rctx, "ip", host)
 	if err != nil {
-		return nil, port, fmt.Errorf("egress proxy: resolve %s: %w", host, err)
+		return nil, port, &ResolveError{Host: host, Err: err}
 	}
 	if len(got) == 0 {
-		return nil, port, fmt.Errorf("egress proxy: resolve %s: no addresses", host)
+		return nil, port, &ResolveError{Host: host, Err: errors.New("no addresses")}
 	}
 	addrs := make([]netip.Addr, 0, len(got))
 	for _, a := range got {

@@ -195,6 +195,21 @@ func (c *cli) commonFlags(fs *flag.FlagSet, session *string, timeout *float64, j
 	fs.BoolVar(jsonOut, "json", false, `print the whole result as JSON: {"content", "details", "isError"}`)
 }
 
+// configFlagSet reports whether a daemon flag (config.addFlags) was given
+// on the command line: the call then checks that a running daemon has
+// those settings (client.Options.CheckArgs).
+func configFlagSet(fs *flag.FlagSet) bool {
+	names := flag.NewFlagSet("", flag.ContinueOnError)
+	(&config{}).addFlags(names)
+	set := false
+	fs.Visit(func(f *flag.Flag) {
+		if names.Lookup(f.Name) != nil {
+			set = true
+		}
+	})
+	return set
+}
+
 // clientOptions are the options that reach (or start) the session daemon.
 func (c *cli) clientOptions(session string, cfg *config, log *slog.Logger) *client.Options {
 	return &client.Options{
@@ -234,6 +249,7 @@ func (c *cli) action(a *action, args []string) int {
 		return c.usageFail(cmd, err)
 	}
 	opts := c.clientOptions(inv.session, &inv.cfg, c.logger(slog.LevelWarn))
+	opts.CheckArgs = configFlagSet(cmd.fs)
 	// The daemon enforces the action's timeout; the CLI waits a little
 	// longer, and for the daemon's start.
 	wait := defaultTimeout

@@ -299,3 +299,22 @@ func TestServeEndToEnd(t *testing.T) {
 	}
 	checkNoBrowser(t, marker)
 }
+
+// TestCLISettingsOfARunningDaemon: daemon flags given to a call whose
+// session's daemon runs with other settings are refused, not silently
+// ignored; a call without daemon flags uses the daemon as it is.
+func TestCLISettingsOfARunningDaemon(t *testing.T) {
+	e, _ := browserEnv(t)
+	srv := testServer(t)
+	url := srv.URL + "/page"
+	mustRun(t, e, "open", "--session", "pol", "--allow-origin", srv.URL, url)
+	_, stderr, code := e.run("open", "--session", "pol", "--block-origin", srv.URL, url)
+	if code == 0 || !strings.Contains(stderr, "runs with other settings") || !strings.Contains(stderr, "tabpilot stop --session pol") {
+		t.Fatalf("open with other daemon flags: exit %d, stderr %q", code, stderr)
+	}
+	if out := mustRun(t, e, "observe", "--session", "pol"); !strings.Contains(out, "Press me") {
+		t.Fatalf("observe without daemon flags: %s", out)
+	}
+	mustRun(t, e, "open", "--session", "pol", "--allow-origin", srv.URL, url)
+	mustRun(t, e, "stop", "--session", "pol")
+}

@@ -218,6 +218,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"open", "--grid-user", "u"}, "--grid-user and --grid-password need --grid"},
 		{[]string{"open", "--allow-origin", "https://x.com/path"}, `--allow-origin: origin pattern "https://x.com/path": only an origin`},
 		{[]string{"open", "--block-origin", "ftp://x.com"}, `--block-origin: origin pattern "ftp://x.com": scheme ftp`},
+		{[]string{"open", "--allow-origin", ""}, `--allow-origin: origin pattern "": empty`},
 		{[]string{"open", "--timeout", "-1"}, "--timeout -1 is negative"},
 		{[]string{"open", "--timeout", "soon"}, `invalid value "soon" for flag -timeout`},
 		{[]string{"open", "--session", "../etc"}, "invalid session name"},

@@ -59,23 +59,40 @@ func (t *Actor) fieldValue(ctx context.Context, el *element) (string, error) {
 // characters no key produces, Input.insertText. A field whose text did not
 // change is reported as not_actionable, never as success.
 //
-// Each {{secret:NAME}} in text is replaced by the secret's value
-// (secrets.Store.Expand) only here, as the keys are sent; the result and
+// Each {{secret:NAME}} in text is replaced by the secret's value only here,
+// as the keys are sent, and in one Input.insertText (secrets.Store.Split); the result and
 // errors have the value masked. Errors: bad_request for an unknown secret
 // or none given (--secrets).
 func (t *Actor) Type(ctx context.Context, tg Target, text string) (*ActionResult, error) {
-	sent, err := t.Secrets().Expand(text)
+	parts, err := t.Secrets().Split(text)
 	if err != nil {
 		return nil, err
 	}
+	var sb strings.Builder
+	for _, p := range parts {
+		sb.WriteString(p.Text)
+	}
+	sent := sb.String()
 	el, before, _, err := t.prepareText(ctx, tg, sent, "type")
 	if err != nil {
 		return t.masked(nil, err)
 	}
 	err = t.Blocking(ctx, func(ctx context.Context) error {
-		for _, r := range sent {
-			if err := t.typeRune(ctx, r); err != nil {
-				return err
+		for _, p := range parts {
+			if p.Secret {
+				// A secret goes in one piece (one input event), as a
+				// password manager fills it: typed key by key, every
+				// prefix of it would reach the page's input handlers,
+				// and their logs, unmasked.
+				if _, err := cdp.Call(ctx, t.Target(), input.InsertText, input.InsertTextParams{Text: p.Text}); err != nil {
+					return err
+				}
+				continue
+			}
+			for _, r := range p.Text {
+				if err := t.typeRune(ctx, r); err != nil {
+					return err
+				}
 			}
 		}
 		return nil
