@@ -431,3 +431,26 @@ func (s *Store) ContainsBytes(b []byte) bool {
 	}
 	return false
 }
+
+// MapStrings replaces every string of a decoded JSON value (v from
+// json.Unmarshal into an any: strings, []any, map[string]any), object
+// keys included, by f of it, for masking a value inside JSON as it is
+// decoded (Redact alone misses one that JSON or HTML escaping changed).
+// Slices are changed in place; maps are copied.
+func MapStrings(v any, f func(string) string) any {
+	switch x := v.(type) {
+	case string:
+		return f(x)
+	case []any:
+		for i := range x {
+			x[i] = MapStrings(x[i], f)
+		}
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[f(k)] = MapStrings(e, f)
+		}
+		return out
+	}
+	return v
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/tabpilot/tabpilot/api"
+	"github.com/tabpilot/tabpilot/secrets"
 )
 
 // redactResult masks the session's secrets (Options.Secrets) in a result:
@@ -46,7 +47,7 @@ func (s *Service) redactResult(res **api.Result) {
 		return
 	}
 	changed := false
-	red := redactValue(m, func(v string) string {
+	red := secrets.MapStrings(m, func(v string) string {
 		out := sec.Redact(v)
 		if out != v {
 			changed = true
@@ -56,23 +57,4 @@ func (s *Service) redactResult(res **api.Result) {
 	if changed {
 		r.Details = red.(map[string]any)
 	}
-}
-
-// redactValue masks every string (and object key) of a decoded JSON value.
-func redactValue(v any, redact func(string) string) any {
-	switch x := v.(type) {
-	case string:
-		return redact(x)
-	case []any:
-		for i := range x {
-			x[i] = redactValue(x[i], redact)
-		}
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[redact(k)] = redactValue(e, redact)
-		}
-		return out
-	}
-	return v
 }

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tabpilot/tabpilot/secrets"
 )
 
 // HAROptions configure a HAR recording.
@@ -124,30 +126,11 @@ func redactJSON(b []byte, redact func(string) string) []byte {
 	if err := dec.Decode(&v); err != nil {
 		return []byte(redact(string(b)))
 	}
-	out, err := json.MarshalIndent(redactValue(v, redact), "", "  ")
+	out, err := json.MarshalIndent(secrets.MapStrings(v, redact), "", "  ")
 	if err != nil {
 		return []byte(redact(string(b)))
 	}
 	return out
-}
-
-// redactValue masks every string (and object key) of a decoded JSON value.
-func redactValue(v any, redact func(string) string) any {
-	switch x := v.(type) {
-	case string:
-		return redact(x)
-	case []any:
-		for i := range x {
-			x[i] = redactValue(x[i], redact)
-		}
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[redact(k)] = redactValue(e, redact)
-		}
-		return out
-	}
-	return v
 }
 
 // HARLog is the log object: version "1.2", the creator, pages and entries.
