@@ -367,7 +367,7 @@ func TestPaths(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Paths{Socket: "/run/user/1000/tabpilot/work.sock", PID: "/run/user/1000/tabpilot/work.pid",
-		Lock: "/run/user/1000/tabpilot/work.lock", Log: "/run/user/1000/tabpilot/work.log"}
+		Lock: "/run/user/1000/tabpilot/work.lock", Log: "/run/user/1000/tabpilot/work.log", Args: "/run/user/1000/tabpilot/work.args"}
 	if p != want {
 		t.Errorf("PathsFor = %+v, want %+v", p, want)
 	}

@@ -99,7 +99,7 @@ func lockPID(ctx context.Context, path string) (*os.File, error) {
 	}
 }
 
-// Close stops listening and removes the socket file; it keeps the pid lock
+// Close stops listening and removes the socket file and the Args file; it keeps the pid lock
 // (see Release), so no new daemon of the session starts while this one
 // shuts down.
 func (l *Listener) Close() error {
@@ -109,6 +109,9 @@ func (l *Listener) Close() error {
 		if rerr := os.Remove(l.Paths.Socket); rerr != nil && !os.IsNotExist(rerr) && err == nil {
 			err = rerr
 		}
+		// The settings the daemon was started with go with it: a daemon
+		// started later by hand has none to be checked against.
+		os.Remove(l.Paths.Args)
 	})
 	return err
 }
