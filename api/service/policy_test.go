@@ -55,6 +55,26 @@ func (l *listener) got() []string {
 
 func (l *listener) origin() string { return l.srv.URL }
 
+// guardedService returns a service behind an egress guard (public-only)
+// with the origin rules allow, allowSub and block; cleanup shuts both.
+func guardedService(t testing.TB, allow, allowSub, block []string) *service.Service {
+	t.Helper()
+	rules, err := egress.ParseRules(allow, allowSub, block)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := egress.New(&egress.Options{Rules: rules})
+	if _, err := p.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	svc := service.New(&service.Options{BrowserArgs: testenv.BrowserArgs, MaxTimeout: 60 * time.Second, Egress: p})
+	t.Cleanup(func() {
+		svc.Shutdown(context.Background())
+		p.Close()
+	})
+	return svc
+}
+
 // TestNavigationPolicy drives the origin rules end to end: an app on
 // 127.0.0.1 is allowed (a loopback origin the user named, under
 // public-only), a server on 127.0.0.2 is not, and a localhost server is
@@ -99,17 +119,7 @@ fetch('%[1]s/from-fetch').catch(() => {}); try { new WebSocket('%[2]s/from-ws') 
 <img id=img src="%[2]s/logo.svg">`, o, cdnURL)
 		}
 	})
-	rules, err := egress.ParseRules([]string{app.origin(), blockedL.origin()}, []string{cdnURL}, []string{blockedL.origin()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := egress.New(&egress.Options{Rules: rules})
-	if _, err := p.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	svc := service.New(&service.Options{BrowserArgs: testenv.BrowserArgs, MaxTimeout: 60 * time.Second, Egress: p})
-	defer svc.Shutdown(context.Background())
+	svc := guardedService(t, []string{app.origin(), blockedL.origin()}, []string{cdnURL}, []string{blockedL.origin()})
 	ctx := context.Background()
 	tab := api.Common{Name: "pol"}
 	home := app.origin() + "/"
@@ -260,17 +270,7 @@ func TestContextProxyBehindGuard(t *testing.T) {
 		fmt.Fprintf(w, `<!doctype html><title>app via upstream</title><img src="%s/pixel">`, other.origin())
 	})
 	up := newConnectProxy(t, "agent", "uppw")
-	rules, err := egress.ParseRules([]string{app.origin()}, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := egress.New(&egress.Options{Rules: rules})
-	if _, err := p.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	svc := service.New(&service.Options{BrowserArgs: testenv.BrowserArgs, MaxTimeout: 60 * time.Second, Egress: p})
-	defer svc.Shutdown(context.Background())
+	svc := guardedService(t, []string{app.origin()}, nil, nil)
 	ctx := context.Background()
 	upURL := strings.Replace(up.srv.URL, "http://", "http://agent:uppw@", 1)
 	res := svc.Open(ctx, &api.OpenRequest{Common: api.Common{Name: "chained"}, Context: "agent1", Proxy: upURL, URL: app.origin() + "/"})
@@ -320,21 +320,13 @@ func BenchmarkOpenUnderPolicy(b *testing.B) {
 	defer srv.Close()
 	for _, mode := range []string{"none", "allow-list"} {
 		b.Run(mode, func(b *testing.B) {
-			opts := &service.Options{BrowserArgs: testenv.BrowserArgs, MaxTimeout: 60 * time.Second}
+			var svc *service.Service
 			if mode == "allow-list" {
-				rules, err := egress.ParseRules([]string{srv.URL}, nil, nil)
-				if err != nil {
-					b.Fatal(err)
-				}
-				p := egress.New(&egress.Options{Rules: rules})
-				if _, err := p.Start(context.Background()); err != nil {
-					b.Fatal(err)
-				}
-				defer p.Close()
-				opts.Egress = p
+				svc = guardedService(b, []string{srv.URL}, nil, nil)
+			} else {
+				svc = service.New(&service.Options{BrowserArgs: testenv.BrowserArgs, MaxTimeout: 60 * time.Second})
+				defer svc.Shutdown(context.Background())
 			}
-			svc := service.New(opts)
-			defer svc.Shutdown(context.Background())
 			ctx := context.Background()
 			tab := api.Common{Name: "b"}
 			if res := svc.Open(ctx, &api.OpenRequest{Common: tab, URL: srv.URL + "/"}); res.IsError {
