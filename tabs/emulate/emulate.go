@@ -308,6 +308,19 @@ func Apply(ctx context.Context, s cdp.Session, o Options) (*Applied, error) {
 	return a, nil
 }
 
+// conditionsByRule is Network.emulateNetworkConditionsByRule with the
+// parameters of the Chromium releases tabpilot runs on: up to Chromium 148
+// offline is a required parameter of the command, from 156 a field of
+// each rule (cdproto's EmulateNetworkConditionsByRuleParams has no
+// top-level offline). Both are sent; each release reads its own and
+// ignores the other.
+var conditionsByRule = cdp.Command[conditionsByRuleParams, network.EmulateNetworkConditionsByRuleResult]{Method: network.CommandEmulateNetworkConditionsByRule}
+
+type conditionsByRuleParams struct {
+	Offline                  bool                  `json:"offline"`
+	MatchedNetworkConditions []*network.Conditions `json:"matchedNetworkConditions"`
+}
+
 // setNetwork sends Network.emulateNetworkConditionsByRule with one rule
 // for every request, and Network.overrideNetworkState; nil n does not
 // throttle.
@@ -320,7 +333,7 @@ func setNetwork(ctx context.Context, s cdp.Session, offline bool, n *Network) er
 	if !offline && n == nil {
 		rules = []*network.Conditions{}
 	}
-	if _, err := cdp.Call(ctx, s, network.EmulateNetworkConditionsByRule, network.EmulateNetworkConditionsByRuleParams{MatchedNetworkConditions: rules}); err != nil {
+	if _, err := cdp.Call(ctx, s, conditionsByRule, conditionsByRuleParams{Offline: offline, MatchedNetworkConditions: rules}); err != nil {
 		return callErr(network.CommandEmulateNetworkConditionsByRule, err, false)
 	}
 	st := network.OverrideNetworkStateParams{Offline: c.Offline, Latency: c.Latency, DownloadThroughput: c.DownloadThroughput, UploadThroughput: c.UploadThroughput}
