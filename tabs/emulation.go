@@ -6,8 +6,6 @@ import (
 	"strings"
 
 	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/target"
-	"github.com/chromedp/chromedp"
 
 	"github.com/tabpilot/tabpilot/stealth"
 	"github.com/tabpilot/tabpilot/tabs/capture"
@@ -205,16 +203,13 @@ func (t *Tab) origin(ctx context.Context) string {
 	return u.Scheme + "://" + u.Host
 }
 
-// browserContext returns the tab's browser context (Target.getTargetInfo),
-// or "" (the default one) when it cannot say.
+// browserContext returns the tab's browser context as Browser.setPermission
+// takes it (pagecore.Page.BrowserContextID), or "" (the default one) when it
+// cannot say.
 func (t *Tab) browserContext(ctx context.Context) cdp.BrowserContextID {
-	c := chromedp.FromContext(t.Context())
-	if c == nil || c.Browser == nil {
+	id, err := t.BrowserContextID(ctx)
+	if err != nil {
 		return ""
 	}
-	info, err := cdp.Call(ctx, c.Browser, target.GetTargetInfo, target.GetTargetInfoParams{TargetID: t.TargetID()})
-	if err != nil || info.TargetInfo == nil {
-		return ""
-	}
-	return info.TargetInfo.BrowserContextID
+	return id
 }

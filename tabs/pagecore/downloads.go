@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -64,13 +65,9 @@ func (t *Page) enableDownloads(ctx context.Context) error {
 	// The behaviour is per browser context: a page of a named context
 	// (Target.createBrowserContext) would cancel its downloads under the
 	// default context's.
-	info, err := cdp.Call(ctx, c.Browser, target.GetTargetInfo, target.GetTargetInfoParams{TargetID: t.targetID})
+	bctx, err := t.BrowserContextID(ctx)
 	if err != nil {
-		return fmt.Errorf("get the page's browser context: %w", err)
-	}
-	var bctx cdp.BrowserContextID
-	if info.TargetInfo != nil {
-		bctx = info.TargetInfo.BrowserContextID
+		return err
 	}
 	_, err = cdp.Call(ctx, c.Browser, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{
 		Behavior: cdpbrowser.SetDownloadBehaviorBehaviorAllowAndName, BrowserContextID: bctx, DownloadPath: dir, EventsEnabled: new(true),
@@ -79,6 +76,43 @@ func (t *Page) enableDownloads(ctx context.Context) error {
 		return fmt.Errorf("set download behavior: %w", err)
 	}
 	return chromedp.ListenBrowser(t.ctx, func(ev any) { t.onDownloadEvent(dir, ev) })
+}
+
+// BrowserContextID returns the id to give the Browser domain's commands that
+// take the page's browser context (Browser.setDownloadBehavior,
+// Browser.setPermission): the id of a context made by
+// Target.createBrowserContext (one of Target.getBrowserContexts), or ""
+// for the browser's default context, which those commands take when the
+// id is left out (Chromium 148 refuses the default context's own id:
+// "Failed to find browser context for id"). The page's context comes from
+// Target.getTargetInfo. Errors: the CDP failures of either call, wrapped.
+func (t *Page) BrowserContextID(ctx context.Context) (cdp.BrowserContextID, error) {
+	c := chromedp.FromContext(t.ctx)
+	if c == nil || c.Browser == nil {
+		return "", fmt.Errorf("no browser session")
+	}
+	var contexts target.GetBrowserContextsResult
+	var lerr error
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		contexts, lerr = cdp.Call(ctx, c.Browser, target.GetBrowserContexts, cdp.Empty{})
+	})
+	info, err := cdp.Call(ctx, c.Browser, target.GetTargetInfo, target.GetTargetInfoParams{TargetID: t.targetID})
+	wg.Wait()
+	if err != nil {
+		return "", fmt.Errorf("get the page's browser context (Target.getTargetInfo): %w", err)
+	}
+	if lerr != nil {
+		return "", fmt.Errorf("list the browser contexts (Target.getBrowserContexts): %w", lerr)
+	}
+	if info.TargetInfo == nil {
+		return "", nil
+	}
+	id := info.TargetInfo.BrowserContextID
+	if id == contexts.DefaultBrowserContextID || !slices.Contains(contexts.BrowserContextIDs, id) {
+		return "", nil
+	}
+	return id, nil
 }
 
 // onDownloadEvent runs in the browser's read loop: it must return fast and
