@@ -221,8 +221,13 @@ func encodeToBudget(img *image.RGBA, o ImageOptions) (*image.RGBA, encoded, erro
 // FitScale is the Page.captureScreenshot clip.scale that makes Chromium
 // render a cssW x cssH CSS px region directly at the size of the model's copy:
 // the largest scale, at most 1, at which cssW*dpr*scale x cssH*dpr*scale
-// image px fits opts.MaxWidth x opts.MaxHeight (with half a pixel to spare
-// for Chromium's rounding). dpr is the device pixel ratio (0 means 1).
+// image px fits opts.MaxWidth x opts.MaxHeight, plus a quarter of a pixel
+// on the limiting side. Chromium sizes the image from the scaled clip by
+// rounding down (148) or to the nearest pixel (156): the quarter pixel
+// makes both give the box's size, where half a pixel less gave 1023 px
+// for 1024 in 148. A release that rounds up gets one pixel over, which
+// ScaledImage then fits by resizing. dpr is the device pixel ratio (0
+// means 1).
 func FitScale(cssW, cssH, dpr float64, opts *ImageOptions) float64 {
 	o := opts.withDefaults()
 	if dpr <= 0 {
@@ -231,7 +236,7 @@ func FitScale(cssW, cssH, dpr float64, opts *ImageOptions) float64 {
 	if cssW <= 0 || cssH <= 0 {
 		return 1
 	}
-	s := math.Min((float64(o.MaxWidth)-0.5)/(cssW*dpr), (float64(o.MaxHeight)-0.5)/(cssH*dpr))
+	s := math.Min((float64(o.MaxWidth)+0.25)/(cssW*dpr), (float64(o.MaxHeight)+0.25)/(cssH*dpr))
 	return math.Min(1, s)
 }
 
