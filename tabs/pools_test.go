@@ -263,9 +263,14 @@ func TestContextProxyCredentials(t *testing.T) {
 	want := "Basic " + base64.StdEncoding.EncodeToString([]byte("agent:secretpw"))
 	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Proxy-Authorization") != want {
-			mu.Lock()
-			refused++
-			mu.Unlock()
+			// Only the pages' requests count: Chromium sends its own
+			// (CONNECT www.google.com:443, from Chromium 148) through a
+			// context proxy too, and they are not the tab's to answer.
+			if strings.HasPrefix(r.Host, "pool.example.test") {
+				mu.Lock()
+				refused++
+				mu.Unlock()
+			}
 			w.Header().Set("Proxy-Authenticate", `Basic realm="pool"`)
 			w.WriteHeader(http.StatusProxyAuthRequired)
 			fmt.Fprint(w, `<!doctype html><title>407</title>`)
