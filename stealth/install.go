@@ -428,15 +428,22 @@ func (in *installer) child(ctx context.Context, parent cdp.Session, r *relay, e 
 
 // patchFrame patches an out-of-process iframe through its auto-attach session r, while it waits:
 // Page.enable (without it, measured, Page.addScriptToEvaluateOnNewDocument does not reach the
-// frame's first document), then at once the page's overrides that apply to a frame ([Script]
+// frame's first document), then, behind it, at once the page's overrides that apply to a frame ([Script]
 // with runImmediately, the user agent with its client hints, automation, locale, time zone,
 // hardware concurrency and focus; the screen is the page's) and a watch of its own children
 // (nested out-of-process iframes and the frame's workers), which lives as long as ctx.
 func (in *installer) patchFrame(ctx, pctx context.Context, r *relay) error {
-	if _, err := cdp.Call(pctx, r, page.Enable, page.EnableParams{}); err != nil {
+	// The overrides are sent once the browser has taken Page.enable, not once the frame's new
+	// renderer has answered it: the target runs its commands in order.
+	enabled, err := r.start(pctx, page.Enable.Method, page.EnableParams{})
+	if err != nil {
 		return wrap(err, "Page.enable")
 	}
-	return concurrently(append(in.overrides(pctx, r, true), func() error { return in.watch(ctx, pctx, r) })...)
+	err = concurrently(append(in.overrides(pctx, r, true), func() error { return in.watch(ctx, pctx, r) })...)
+	if eerr := enabled(pctx, nil); eerr != nil {
+		return wrap(eerr, "Page.enable")
+	}
+	return err
 }
 
 // patchWorker patches a worker that waits, on the session s: the script (Runtime.evaluate) and

@@ -67,48 +67,63 @@ func newRelay(parent cdp.Session, id target.SessionID) *relay {
 // [cdp.Session]. A browser error comes back as a [*cdproto.Error]; errSessionEnded when the
 // session ends first.
 func (r *relay) Call(ctx context.Context, method string, params, res any) error {
+	wait, err := r.start(ctx, method, params)
+	if err != nil {
+		return err
+	}
+	return wait(ctx, res)
+}
+
+// start sends the command and returns once the browser has taken it (the reply to
+// Target.sendMessageToTarget): a command started after it reaches the target after it. wait
+// then waits for its reply, as Call does; it must be called once.
+func (r *relay) start(ctx context.Context, method string, params any) (wait func(ctx context.Context, res any) error, err error) {
 	id := r.next.Add(1)
 	msg := &cdproto.Message{ID: id, Method: cdproto.MethodType(method)}
 	if params != nil {
 		buf, err := jsonv2.Marshal(params, chromedp.DefaultMarshalOptions)
 		if err != nil {
-			return fmt.Errorf("encoding %s: %w", method, err)
+			return nil, fmt.Errorf("encoding %s: %w", method, err)
 		}
 		msg.Params = buf
 	}
 	raw, err := jsonv2.Marshal(msg, chromedp.DefaultMarshalOptions)
 	if err != nil {
-		return fmt.Errorf("encoding %s: %w", method, err)
+		return nil, fmt.Errorf("encoding %s: %w", method, err)
 	}
 	ch := make(chan *cdproto.Message, 1)
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
-		return errSessionEnded
+		return nil, errSessionEnded
 	}
 	r.pending[id] = ch
 	r.mu.Unlock()
-	defer func() {
+	forget := func() {
 		r.mu.Lock()
 		delete(r.pending, id)
 		r.mu.Unlock()
-	}()
-	if _, err := cdp.Call(ctx, r.parent, sendMessageToTarget, sendMessageParams{Message: string(raw), SessionID: r.id}); err != nil {
-		return fmt.Errorf("Target.sendMessageToTarget(%s): %w", method, err)
 	}
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case m := <-ch:
-		return decodeReply(m, res)
-	case <-r.done:
+	if _, err := cdp.Call(ctx, r.parent, sendMessageToTarget, sendMessageParams{Message: string(raw), SessionID: r.id}); err != nil {
+		forget()
+		return nil, fmt.Errorf("Target.sendMessageToTarget(%s): %w", method, err)
+	}
+	return func(ctx context.Context, res any) error {
+		defer forget()
 		select {
+		case <-ctx.Done():
+			return ctx.Err()
 		case m := <-ch:
 			return decodeReply(m, res)
-		default:
+		case <-r.done:
+			select {
+			case m := <-ch:
+				return decodeReply(m, res)
+			default:
+			}
+			return errSessionEnded
 		}
-		return errSessionEnded
-	}
+	}, nil
 }
 
 func decodeReply(m *cdproto.Message, res any) error {
