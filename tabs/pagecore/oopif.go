@@ -43,8 +43,9 @@ type obsState struct {
 	// unloadAsk is set while a beforeunload dialog of the top frame is
 	// open.
 	unloadAsk bool
-	// preparing is set while prepareObservation runs.
-	preparing atomic.Bool
+	// preparing is set while prepareObservation runs; again asks it for
+	// one more pass.
+	preparing, again atomic.Bool
 }
 
 // oopif is an attached out-of-process iframe target.
@@ -275,6 +276,15 @@ func (t *Page) attachFrame(ctx context.Context, ti *target.Info, parent *chromed
 	}
 	t.ob.oopifs[ti.TargetID] = o
 	t.ob.mu.Unlock()
+	// The frame's world is made when its document loads, which is before
+	// the top document's load: the top's first observation finds it.
+	if err := chromedp.Listen(fctx, func(ev any) {
+		if e, ok := ev.(*page.EventLifecycleEvent); ok && e.Name == "load" && e.FrameID == cdp.FrameID(ti.TargetID) {
+			t.env.Go(t.prepareObservation)
+		}
+	}); err != nil {
+		t.env.Log.Debug("listen to iframe", "tab", t.name, "url", ti.URL, "err", err)
+	}
 	return o, nil
 }
 

@@ -219,19 +219,34 @@ func (t *Page) World(ctx context.Context, f *Frame, fresh bool) (World, error) {
 // prepareWait bounds prepareObservation.
 const prepareWait = 5 * time.Second
 
-// prepareObservation makes, once the top document has loaded and while the
-// settled wait runs, what the document's first observation would otherwise
-// make on its way: the sessions of the out-of-process iframes
-// (Target.attachToTarget) and the walker's isolated worlds, with the
-// walker compiled in them (Page.createIsolatedWorld, Runtime.evaluate).
-// Same-origin frames are walked in line from their parent and need no
-// world of their own. Nothing here touches the page's main world. It runs
-// once at a time per tab; errors are left to the observation.
+// prepareObservation makes, from the top document's DOMContentLoaded and
+// again at its load, while the settled wait runs, what the document's
+// first observation would otherwise make on its way: the sessions of the
+// out-of-process iframes (Target.attachToTarget) and the walker's isolated
+// worlds, with the walker compiled in them (Page.createIsolatedWorld,
+// Runtime.evaluate). Same-origin frames are walked in line from their
+// parent and need no world of their own. Nothing here touches the page's
+// main world. One preparation runs at a time per tab; a call while one
+// runs has it go once more when it ends (the frames that came since). Errors
+// are left to the observation.
 func (t *Page) prepareObservation() {
-	if !t.ob.preparing.CompareAndSwap(false, true) {
-		return
+	t.ob.again.Store(true)
+	for {
+		if !t.ob.preparing.CompareAndSwap(false, true) {
+			return
+		}
+		for t.ob.again.Swap(false) {
+			t.prepareFrames()
+		}
+		t.ob.preparing.Store(false)
+		if !t.ob.again.Load() {
+			return
+		}
 	}
-	defer t.ob.preparing.Store(false)
+}
+
+// prepareFrames is one pass of prepareObservation.
+func (t *Page) prepareFrames() {
 	ctx, cancel := context.WithTimeout(t.ctx, prepareWait)
 	defer cancel()
 	frames, _, err := t.Frames(ctx, false)
