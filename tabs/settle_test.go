@@ -20,9 +20,16 @@ import (
 //	          answered 150 ms later (/spa/data)
 //	/never    a page that, at load, starts a long poll and an image that
 //	          never end (/never/poll, /never/img)
-//	/slowdoc  a document served after 400 ms that adds a line 30 ms after load
-//	/ticks    a page that changes its heading every 50 ms for 300 ms after
-//	          load, without a request
+//	/slowdoc  a document served after 400 ms that adds a line after load,
+//	          from a timer of no delay set by a load listener
+//	/ticks    a page that changes its heading every 20 ms for 120 ms after
+//	          load, without a request (less than the 50 ms quiet window)
+//	/raf      a page whose load listener renders on the second animation
+//	          frame after load (requestAnimationFrame twice)
+//	/late     a page whose load listener adds a script served after 150 ms,
+//	          which renders its content
+//	/framed   /raf with an image served after 300 ms, so that load comes
+//	          long after DOMContentLoaded
 //	/start    a link and a form to /target, served after 300 ms, an SPA shell too
 func settlePages(t testing.TB) *httptest.Server {
 	mux := http.NewServeMux()
@@ -59,14 +66,40 @@ func settlePages(t testing.TB) *httptest.Server {
 	mux.HandleFunc("/slowdoc", func(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(400 * time.Millisecond)
 		fmt.Fprint(w, `<!doctype html><title>Slow doc</title><main><h1>Slow content</h1></main>
-<script>addEventListener('load', () => setTimeout(() => { const h = document.createElement('h2'); h.textContent = 'Ready now'; document.querySelector('main').append(h); }, 30));</script>`)
+<script>addEventListener('load', () => setTimeout(() => { const h = document.createElement('h2'); h.textContent = 'Ready now'; document.querySelector('main').append(h); }, 0));</script>`)
 	})
 	mux.HandleFunc("/ticks", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><title>Ticks</title><main><h1 id=n>0</h1></main>
 <script>addEventListener('load', () => { let n = 0; const id = setInterval(() => {
   n++; document.getElementById('n').textContent = n < 6 ? 'tick ' + n : 'Counted to six';
   if (n == 6) clearInterval(id);
-}, 50); });</script>`)
+}, 20); });</script>`)
+	})
+	mux.HandleFunc("/raf", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Frames</title><main><h1 id=app>Loading</h1></main>
+<script>addEventListener('load', () => requestAnimationFrame(() => requestAnimationFrame(() => {
+  document.getElementById('app').textContent = 'Drawn on the second frame';
+})));</script>`)
+	})
+	mux.HandleFunc("/late", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Late script</title><main><h1 id=app>Loading</h1></main>
+<script>addEventListener('load', () => { const s = document.createElement('script'); s.src = '/late.js'; document.head.append(s); });</script>`)
+	})
+	mux.HandleFunc("/late.js", func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(150 * time.Millisecond)
+		w.Header().Set("Content-Type", "text/javascript")
+		fmt.Fprint(w, `document.getElementById('app').textContent = 'Rendered by the late script';`)
+	})
+	mux.HandleFunc("/framed", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Slow image</title><main><h1 id=app>Loading</h1><img src="/framed.png" alt=""></main>
+<script>addEventListener('load', () => requestAnimationFrame(() => requestAnimationFrame(() => {
+  document.getElementById('app').textContent = 'Ready after the image';
+})));</script>`)
+	})
+	mux.HandleFunc("/framed.png", func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(300 * time.Millisecond)
+		w.Header().Set("Content-Type", "image/gif")
+		w.Write([]byte("GIF89a\x01\x00\x01\x00\x80\x00\x00\x00\x00\x00\xff\xff\xff!\xf9\x04\x01\x00\x00\x00\x00,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;"))
 	})
 	mux.HandleFunc("/start", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><title>Start</title><a id=go href="/target">Go to the target</a>
@@ -122,8 +155,12 @@ func observeText(t *testing.T, s *tabs.Supervisor, name string) string {
 // TestOpenSettledSPA: with the default wait, the observation right after
 // open has what an SPA shell renders from a fetch answered 150 ms after
 // load; the slow document has its content and what it adds after load; a
-// page that keeps changing its DOM for 300 ms after load is observed once
-// it stopped. The page does not see the settle's binding.
+// page that keeps changing its DOM for 120 ms after load is observed once
+// it stopped; what a page renders on the second animation frame after
+// load, from a script it adds at load, or on the second frame after a
+// load that came long after DOMContentLoaded (the quiet counted from
+// there), is in the first observation. The page does not see the
+// settle's binding.
 func TestOpenSettledSPA(t *testing.T) {
 	t.Parallel()
 	ps := settlePages(t)
@@ -134,6 +171,9 @@ func TestOpenSettledSPA(t *testing.T) {
 		{"settled", "/spa", "Inventory: 42 widgets"},
 		{"", "/slowdoc", "Ready now"},
 		{"", "/ticks", "Counted to six"},
+		{"", "/raf", "Drawn on the second frame"},
+		{"", "/late", "Rendered by the late script"},
+		{"", "/framed", "Ready after the image"},
 	} {
 		name := strings.TrimPrefix(c.path, "/") + c.wait
 		res, err := s.Open(context.Background(), tabs.OpenOptions{Name: name, URL: ps.URL + c.path, WaitUntil: c.wait})

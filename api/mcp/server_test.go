@@ -194,7 +194,7 @@ func TestScreenshotContent(t *testing.T) {
 			t.Errorf("an element screenshot of %dx%d: not just the button", w, h)
 		}
 		if args["target"] == nil && w != 1024 {
-			t.Errorf("a 1600-wide page shot is %d wide, want downscaled to 1024", w)
+			t.Errorf("a 1600-wide page shot is %d wide, want downscaled to 1024: %s", w, resultText(res))
 		}
 	}
 }

@@ -17,12 +17,18 @@ import (
 )
 
 // The "settled" wait (the default of open, goto and of actions that
-// navigate): the top document's load event, then the first settleQuiet
-// window in which no fetch, XHR or frame document of the page is in flight
-// and neither a tracked request started or ended nor the DOM changed; at
-// most settleMax past load.
+// navigate): the top document's load event, then the first moment with no
+// fetch, XHR, script or frame document of the page in flight, settleQuiet
+// since a tracked request last started or ended or the DOM last changed
+// (counted from DOMContentLoaded: a page that was already quiet for it
+// when load fired does not wait it again), and two animation frames
+// rendered since load (settle.js), or, in a page that renders none (a
+// background tab), settleQuiet since load; at most settleMax past load.
+// The frames are the page's own work after load: its load listeners, the
+// timers of no delay, promise callbacks and animation-frame callbacks they
+// queue, and the fetches they start, which then count as in flight.
 const (
-	settleQuiet = 100 * time.Millisecond
+	settleQuiet = 50 * time.Millisecond
 	settleMax   = 500 * time.Millisecond
 	// NavLoadWait bounds how long an action that navigated waits for the
 	// new document's load event before its settle.
@@ -37,9 +43,12 @@ const (
 // Tab.evMu guards it.
 type settleState struct {
 	doc     cdp.LoaderID // loader of the committed top document (Page.frameNavigated)
+	ready   cdp.LoaderID // loader of the last top document that fired DOMContentLoaded (Page.lifecycleEvent)
+	readyAt time.Time    // when it did
 	loaded  cdp.LoaderID // loader of the last top document that fired load (Page.lifecycleEvent)
 	loadAt  time.Time    // when it did
-	last    time.Time    // the last change past load: a tracked request started or ended, a mutation
+	framed  cdp.LoaderID // loader of the last top document that rendered two frames past load (settle.js)
+	last    time.Time    // the last change past DOMContentLoaded: a tracked request started or ended, a mutation
 	mutated time.Time    // the last DOM mutation past load (settle.js)
 	routeAt time.Time    // the last top-level navigation within the document (Page.navigatedWithinDocument)
 	// mutations and requests count the mutation batches and the tracked
@@ -60,9 +69,9 @@ type busyRequest struct {
 	frame cdp.FrameID
 }
 
-// kickLocked wakes the settle waiters; evMu is held.
+// kickLocked records a change and wakes the settle waiters; evMu is held.
 func (s *settleState) kickLocked(now time.Time) {
-	if s.loaded != "" && s.loaded == s.doc {
+	if s.ready != "" && s.ready == s.doc {
 		s.last = now
 	}
 	s.wakeLocked()
@@ -112,20 +121,25 @@ func (t *Page) onSettleEventLocked(ev any) {
 			if ev.Type == page.NavigationTypeBackForwardCacheRestore {
 				// A page restored from the back/forward cache loaded
 				// before; it fires no load again.
+				s.ready, s.readyAt = s.doc, now
 				s.loaded, s.loadAt, s.mutated = s.doc, now, time.Time{}
 			}
 			s.kickLocked(now)
 		}
 	case *page.EventLifecycleEvent:
+		if ev.Name == "DOMContentLoaded" && ev.FrameID == cdp.FrameID(t.targetID) {
+			s.ready, s.readyAt = ev.LoaderID, now
+			t.env.Go(t.prepareObservation)
+		}
 		if ev.Name == "load" && ev.FrameID == cdp.FrameID(t.targetID) {
 			s.loaded, s.loadAt, s.mutated = ev.LoaderID, now, time.Time{}
 			s.mutations, s.requests = 0, 0
-			s.kickLocked(now)
+			s.wakeLocked() // load is no change of the page
 			t.env.Go(t.prepareObservation)
 		}
 	case *network.EventRequestWillBeSent:
 		switch ev.Type {
-		case network.ResourceTypeFetch, network.ResourceTypeXHR, network.ResourceTypeDocument:
+		case network.ResourceTypeFetch, network.ResourceTypeXHR, network.ResourceTypeDocument, network.ResourceTypeScript:
 			if s.busy == nil {
 				s.busy = map[network.RequestID]busyRequest{}
 			}
@@ -161,20 +175,33 @@ func (t *Page) onSettleEventLocked(ev any) {
 			s.kickLocked(now)
 		}
 	case *runtime.EventBindingCalled:
-		if ev.Name == settleBinding && s.loaded != "" && s.loaded == s.doc {
+		if ev.Name != settleBinding || s.ready == "" || s.ready != s.doc {
+			break
+		}
+		if ev.Payload == "frames" {
+			// settle.js: two animation frames rendered since load.
+			if s.loaded == s.doc {
+				s.framed = s.doc
+				s.wakeLocked()
+			}
+			break
+		}
+		if s.loaded == s.doc {
 			s.mutated = now
 			s.mutations++
-			s.kickLocked(now)
 		}
+		s.kickLocked(now)
 	}
 }
 
 // AwaitSettled waits until the committed top document has fired load
-// (at most loadLimit from the call) and then settled: settleQuiet with no
-// fetch, XHR or frame document in flight, no such request starting or
-// ending and no DOM mutation (settle.js), at most settleMax past load. A
-// document that commits meanwhile (a redirect by script) is waited for in
-// its turn. It returns early, with no note, when a dialog no policy
+// (at most loadLimit from the call) and then settled: no fetch, XHR,
+// script or frame document in flight, settleQuiet since such a request
+// started or ended or the DOM changed (settle.js), counted from
+// DOMContentLoaded, and two animation frames rendered since load (or
+// settleQuiet since load in a page that renders none); at most settleMax
+// past load. A document that commits meanwhile (a redirect by script) is
+// waited for in its turn. It returns early, with no note, when a dialog no policy
 // handles opens, the tab dies or ctx ends; and with a note naming what
 // was still busy when a limit ran out. Everything it waits on is an event
 // (Network.*, Page.lifecycleEvent, Runtime.bindingCalled).
@@ -223,15 +250,28 @@ func (t *Page) awaitQuiet(ctx context.Context, loadLimit time.Duration, route bo
 				capC = time.After(time.Until(start.Add(settleMax)))
 			}
 			if len(s.busy) == 0 {
+				// The quiet is counted from the last change, or from
+				// DOMContentLoaded (for a route change, from the route
+				// change); past load, the page must have rendered two
+				// frames too, or, rendering none, been quiet since load.
+				from := start
+				if !route && s.ready == s.doc && s.readyAt.Before(from) {
+					from = s.readyAt
+				}
 				last := s.last
-				if last.Before(start) {
-					last = start
+				if last.Before(from) {
+					last = from
 				}
 				q := now.Sub(last)
+				framed := route || s.framed == s.doc
+				if !framed {
+					q = min(q, now.Sub(start))
+				}
 				if q >= settleQuiet {
 					after, muts, reqs := now.Sub(start), s.mutations, s.requests
+					ready := start.Sub(from)
 					t.evMu.Unlock()
-					t.env.Log.Debug("settled", "tab", t.name, "route", route, "after", after, "mutations", muts, "requests", reqs)
+					t.env.Log.Debug("settled", "tab", t.name, "route", route, "after", after, "framed", framed, "mutations", muts, "requests", reqs, "quiet_before_load", ready)
 					return ""
 				}
 				wait = settleQuiet - q
