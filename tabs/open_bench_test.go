@@ -12,13 +12,15 @@ import (
 
 // BenchmarkOpenObserve measures open of a page on a live tab plus the
 // first observation, with the old default wait (networkidle2) and the new
-// one (settled) side by side, and load for the floor, on a page without scripts, an SPA shell
-// whose content comes from a fetch answered 150 ms after load, and a page
-// whose requests never end. Besides ns/op it reports the median of the
-// iterations in ms (median-ms).
+// one (settled) side by side, and load for the floor, on a page without
+// scripts, an SPA shell whose content comes from a fetch answered 150 ms
+// after load, a page whose requests never end, and a page whose image
+// holds its load 300 ms past DOMContentLoaded and which renders on the
+// second animation frame after load (settlePages' /framed). Besides ns/op
+// it reports the median of the iterations in ms (median-ms).
 func BenchmarkOpenObserve(b *testing.B) {
 	ps := settlePages(b)
-	for _, page := range []string{"static", "spa", "never"} {
+	for _, page := range []string{"static", "spa", "never", "framed"} {
 		for _, wait := range []string{"load", "networkidle2", "settled"} {
 			b.Run(page+"/"+wait, func(b *testing.B) {
 				name := fmt.Sprintf("bench-open-%s-%s", page, wait)
