@@ -109,6 +109,7 @@ func TestAttachedBrowserPages(t *testing.T) {
 	clicks := ub.newPage(t, ls.URL+"/life/clicks")
 	held := ub.newPage(t, ls.URL+"/life/alert") // the active page, with an alert open
 	ub.waitTitle(t, "Alert")
+	ub.waitTitle(t, "Unsaved") // its title can come after the other pages'
 	time.Sleep(300 * time.Millisecond)
 	var unsaved string
 	for _, p := range ub.pages(t) {
