@@ -31,9 +31,11 @@ const bgMoveWait = 10 * time.Second
 
 // moveMouse moves the mouse to x, y over el's page (Input.dispatchMouseEvent
 // mouseMoved). Chromium delivers a mouse move with the page's next
-// animation frame and answers the command after it; a hidden page (a
-// background tab of a browser tabpilot attached to, el.bg) gets no frames,
-// and the answer came only after about 5 s, past the click's guard. There
+// animation frame (at once on a page at rest: its first frame request
+// gets a frame without waiting for the vsync) and answers the command
+// after it; a hidden page (a background tab of a browser tabpilot
+// attached to, el.bg) gets no frames, and the answer came only after
+// about 5 s, past the click's guard. There
 // the move is sent without waiting for its answer: the renderer delivers
 // the pending move before the next mouse button event, so the page still
 // sees mousemove before mousedown, at once, and its visibility and focus
@@ -61,9 +63,10 @@ func (t *Actor) Click(ctx context.Context, tg Target) (*ActionResult, error) {
 	// The actionability check arms a one-shot listener, so a click that
 	// never reaches the element is reported, not taken for success. When
 	// nothing in the document animates, it does not wait a frame for the
-	// stability check: the mouseMoved does (Chromium aligns mouse moves
-	// with animation frames), and verify checks the box again while it
-	// waits; the guard stops a press that lands on something else.
+	// stability check: the mouseMoved does (Chromium delivers mouse moves
+	// with an animation frame, at once on a page at rest), and verify
+	// checks the box again after it; the guard stops a press that lands
+	// on something else.
 	// If the element moved or got covered in that frame, the click starts
 	// over with the waiting check.
 	o := actOpts{enabled: true, hitTest: true, arm: true, quick: true}
@@ -91,21 +94,16 @@ func (t *Actor) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionRe
 		}
 		nav = t.Mark()
 		err = t.Blocking(ctx, func(ctx context.Context) error {
+			// Chromium answers the move once the animation frame that
+			// delivers it has begun; the check of the box and the hit
+			// test comes after that frame.
+			if err := t.moveMouse(ctx, el, x, y); err != nil {
+				return err
+			}
 			if o.quick {
-				// The move waits for the page's next animation frame;
-				// the check of the box and the hit test runs meanwhile,
-				// not one more round trip after it.
-				moved := make(chan error, 1)
-				go func() { moved <- t.moveMouse(ctx, el, x, y) }()
-				verr := t.verify(ctx, el)
-				if err := <-moved; err != nil {
+				if err := t.verify(ctx, el); err != nil {
 					return err
 				}
-				if verr != nil {
-					return verr
-				}
-			} else if err := t.moveMouse(ctx, el, x, y); err != nil {
-				return err
 			}
 			if err := t.mouse(ctx, input.DispatchMouseEventTypeMousePressed, x, y, 1); err != nil {
 				return err

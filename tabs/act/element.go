@@ -284,7 +284,8 @@ type actOpts struct {
 	arm bool
 	// quick skips the animation frame the stability check waits when
 	// nothing in the document animates; the caller must verify the box
-	// after a frame has passed (Click: the mouseMoved waits for one).
+	// after a frame has passed (Click: its mouseMoved comes with one, and
+	// actionable.js watches for it).
 	quick bool
 }
 
@@ -377,15 +378,17 @@ func (t *Actor) actionable(ctx context.Context, el *element, o actOpts, wait tim
 
 // verify checks, just before the mouse goes down, that el still has the
 // box the last actionability check saw and still receives the pointer at
-// the point it tested (one Runtime.callFunctionOn, no waiting). Errors:
+// the point it tested, then arms the click's guard (one
+// Runtime.callFunctionOn, after the frame of the mouse move). Errors:
 // stale_element or element_not_found (detached), not_actionable (moved or
 // covered).
 func (t *Actor) verify(ctx context.Context, el *element) error {
-	if len(el.box) != 4 {
-		return nil
+	box := el.box
+	if len(box) != 4 {
+		box = []float64{} // no box to compare: the hit test and the arming still run
 	}
 	var st actState
-	if err := t.callOn(ctx, el, actionableJS, &st, map[string]any{"verify": el.box, "x": el.fx, "y": el.fy}); err != nil {
+	if err := t.callOn(ctx, el, actionableJS, &st, map[string]any{"verify": box, "x": el.fx, "y": el.fy, "arm": true}); err != nil {
 		return err
 	}
 	switch st.State {

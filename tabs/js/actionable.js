@@ -12,7 +12,8 @@
 // top-level one at scale 1, so the point needs no mapping, and bg=true when
 // the page is hidden (document.visibilityState). With opts.arm
 // it also arms the click (el.__tpClick, see arm below), so the caller can
-// tell whether the click that follows reached the element.
+// tell whether the click that follows reached the element; with
+// opts.quick too, the verify call arms it.
 async function (opts) {
   const el = this;
   const describe = (e) => {
@@ -172,19 +173,33 @@ async function (opts) {
     delete target.__tpCover;
     return null;
   };
+  // nextFrame resolves after the page's next animation frame (its
+  // requestAnimationFrame callbacks, the page's own first), or after
+  // 250 ms when the page renders none (a background tab).
+  const nextFrame = () => new Promise((res) => {
+    requestAnimationFrame(() => res());
+    setTimeout(res, 250);
+  });
   // opts.verify: the box an earlier call returned, checked again just
   // before the mouse goes down (the element still there, and still the
-  // one receiving the pointer at opts.x, opts.y).
-  // A quick check left the promise of the animation frame after it: the
-  // box is compared after that frame, whose callbacks (registered after
-  // the page's own) have moved anything the page moves by script.
+  // one receiving the pointer at opts.x, opts.y), after the animation
+  // frame that followed the quick check: that frame's callbacks have
+  // moved anything the page moves by script, and its mouse move has run
+  // the page's mouseover and mousemove handlers. A quick check left a
+  // watch for the click's mouse move (see below); without a move seen, or
+  // in a background page, the check waits for a frame of its own.
   if (opts.verify) {
-    if (target.__tpFrame) {
-      await target.__tpFrame;
-      delete target.__tpFrame;
+    const w = target.__tpMoveWatch;
+    delete target.__tpMoveWatch;
+    if (w) {
+      w.end();
+      if (!w.moved) await nextFrame();
     }
-    if (moved(rect(), opts.verify)) return { state: 'unstable', tag: describe(target) };
-    return hitTest(opts.x, opts.y) || { state: 'ok', x: opts.x, y: opts.y, bg: document.visibilityState === 'hidden' };
+    if (opts.verify.length === 4 && moved(rect(), opts.verify)) return { state: 'unstable', tag: describe(target) };
+    const cover = hitTest(opts.x, opts.y);
+    if (cover) return cover;
+    if (opts.arm) arm(target);
+    return { state: 'ok', x: opts.x, y: opts.y, bg: document.visibilityState === 'hidden' };
   }
   if (opts.scroll !== false) (mapImg || target).scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
   const style = getComputedStyle(mapImg || target);
@@ -210,8 +225,14 @@ async function (opts) {
   // after the page's own requestAnimationFrame callbacks catches motion
   // driven by script); a timer when the page gets no frames (a background
   // tab), so the check never hangs. With opts.quick and nothing animating,
-  // the caller checks the box again (opts.verify) while its
-  // Input.dispatchMouseEvent mouseMoved waits for the same frame.
+  // the frame is the one that delivers the caller's
+  // Input.dispatchMouseEvent mouseMoved (Chromium dispatches mouse moves
+  // at the start of an animation frame), and the caller's opts.verify
+  // call compares the box after it. The check asks for no frame itself:
+  // a page at rest gets a frame at once for the first thing that needs
+  // one, and an animation frame requested here would take it, leaving
+  // the mouse move to wait for the next vsync (8 ms on average at 60 Hz).
+  // The watch records that a trusted mouse move reached this document.
   const animating = !document.getAnimations || document.getAnimations().length > 0;
   let r2 = r1;
   if (!opts.quick || animating) {
@@ -222,10 +243,13 @@ async function (opts) {
     r2 = rect();
     if (moved(r1, r2)) return { state: 'unstable', tag: describe(target) };
   } else {
-    target.__tpFrame = new Promise((res) => {
-      requestAnimationFrame(() => res());
-      setTimeout(res, 250);
-    });
+    if (target.__tpMoveWatch) target.__tpMoveWatch.end();
+    const w = { moved: false, end: null };
+    const onMove = (e) => { if (e.isTrusted) { w.moved = true; w.end(); } };
+    const timer = setTimeout(() => w.end(), 3000);
+    w.end = () => { clearTimeout(timer); window.removeEventListener('mousemove', onMove, true); };
+    window.addEventListener('mousemove', onMove, true);
+    target.__tpMoveWatch = w;
   }
   // The centre of the first box with an area (a link that wraps has one
   // per line, and the centre of their union may be on neither).
@@ -239,7 +263,11 @@ async function (opts) {
     const covered = hitTest(x, y);
     if (covered) return covered;
   }
-  if (opts.arm) arm(target);
+  // A quick check leaves the arming to the verify call after the mouse
+  // move: the guard's pointerdown listener changes the document's event
+  // handler classes, which Chromium sends to the compositor with the next
+  // frame, and a mouse move sent after that waits for the vsync.
+  if (opts.arm && !opts.quick) arm(target);
   const top = window === window.top && (!window.visualViewport || window.visualViewport.scale === 1);
   // bg: the page is in the background (not the browser's active tab),
   // where it gets no animation frames.
