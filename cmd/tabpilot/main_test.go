@@ -144,7 +144,14 @@ func alive(pid int) bool {
 	}
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
-	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
+	if i < 0 || i+2 >= len(s) || s[i+2] != 'Z' {
+		return true
+	}
+	// A killed Go process's leader thread turns zombie before its other
+	// threads have exited, and those still hold its file descriptors (the
+	// daemon's listening socket): it is gone once only the leader is left.
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	return err == nil && len(tasks) > 1
 }
 
 // waitFor polls cond until it holds or the bound passes.
