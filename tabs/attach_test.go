@@ -99,7 +99,8 @@ func (b *userBrowser) waitTitle(t *testing.T, title string) {
 // Attached to a browser a person runs: tabs lists the pages no tab holds,
 // with their target ids, and open --target adopts one by id; a page an
 // alert holds is refused at once, not after the open's timeout; a click in
-// a page in the background (hidden) is verified as in the foreground; and
+// a page in the background (hidden) is verified as in the foreground, and
+// its reload settles without running out (it renders no frames); and
 // an open with a URL opens a page of its own, leaving the user's pages as
 // they are.
 func TestAttachedBrowserPages(t *testing.T) {
@@ -144,6 +145,21 @@ func TestAttachedBrowserPages(t *testing.T) {
 	}
 	if v := evalIn(t, s, tab, "document.getElementById('b').textContent + ' ' + document.visibilityState"); v != `"clicked 1 hidden"` {
 		t.Fatalf("after the click: %s, want one click and the page left in the background", v)
+	}
+	// The settled wait in a background page, which renders no frames:
+	// counted from load, with no note that it ran out.
+	err = s.Run(ctx, "clicks", 20*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
+		r, err := tb.Reload(ctx)
+		if err == nil && len(r.Notes) != 0 {
+			t.Errorf("reload of the background page: notes %q, want none", r.Notes)
+		}
+		return err
+	}))
+	if err != nil {
+		t.Fatalf("reload of the background page: %v", err)
+	}
+	if v := evalIn(t, s, tab, "document.getElementById('b').textContent + ' ' + document.visibilityState"); v != `"Count hidden"` {
+		t.Fatalf("after the reload: %s, want the page reloaded in the background", v)
 	}
 
 	list := s.Tabs(ctx)

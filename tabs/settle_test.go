@@ -24,6 +24,9 @@ import (
 //	          from a timer of no delay set by a load listener
 //	/ticks    a page that changes its heading every 20 ms for 120 ms after
 //	          load, without a request (less than the 50 ms quiet window)
+//	/stall    /ticks, with the page's main thread busy for 150 ms after
+//	          the third tick
+//	/busyload /ticks, with the main thread busy for 150 ms right after load
 //	/raf      a page whose load listener renders on the second animation
 //	          frame after load (requestAnimationFrame twice)
 //	/late     a page whose load listener adds a script served after 150 ms,
@@ -74,6 +77,27 @@ func settlePages(t testing.TB) *httptest.Server {
   n++; document.getElementById('n').textContent = n < 6 ? 'tick ' + n : 'Counted to six';
   if (n == 6) clearInterval(id);
 }, 20); });</script>`)
+	})
+	// As /ticks, but after the third tick the page's main thread is busy
+	// for 150 ms (a long task of its own; a renderer starved by a loaded
+	// machine looks the same): no mutation comes in that time, and the
+	// ticks due meanwhile run after it.
+	mux.HandleFunc("/stall", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Stall</title><main><h1 id=n>0</h1></main>
+<script>addEventListener('load', () => { let n = 0; const id = setInterval(() => {
+  n++; document.getElementById('n').textContent = n < 6 ? 'tick ' + n : 'Counted to six';
+  if (n == 3) setTimeout(() => { const end = performance.now() + 150; while (performance.now() < end); }, 1);
+  if (n == 6) clearInterval(id);
+}, 20); });</script>`)
+	})
+	// As /ticks, but the page's main thread is busy for 150 ms right
+	// after load, before it renders a frame.
+	mux.HandleFunc("/busyload", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Busy at load</title><main><h1 id=n>0</h1></main>
+<script>addEventListener('load', () => { let n = 0; const id = setInterval(() => {
+  n++; document.getElementById('n').textContent = n < 6 ? 'tick ' + n : 'Counted to six';
+  if (n == 6) clearInterval(id);
+}, 20); setTimeout(() => { const end = performance.now() + 150; while (performance.now() < end); }, 0); });</script>`)
 	})
 	mux.HandleFunc("/raf", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><title>Frames</title><main><h1 id=app>Loading</h1></main>
@@ -156,10 +180,12 @@ func observeText(t *testing.T, s *tabs.Supervisor, name string) string {
 // open has what an SPA shell renders from a fetch answered 150 ms after
 // load; the slow document has its content and what it adds after load; a
 // page that keeps changing its DOM for 120 ms after load is observed once
-// it stopped; what a page renders on the second animation frame after
-// load, from a script it adds at load, or on the second frame after a
-// load that came long after DOMContentLoaded (the quiet counted from
-// there), is in the first observation. The page does not see the
+// it stopped, even when its main thread is busy for 150 ms in between or
+// right after load (no mutation and no frame comes then: a renderer that
+// does not run is no quiet page); what a page renders on the second
+// animation frame after load, from a script it adds at load, or on the
+// second frame after a load that came long after DOMContentLoaded (the
+// quiet counted from there), is in the first observation. The page does not see the
 // settle's binding.
 func TestOpenSettledSPA(t *testing.T) {
 	t.Parallel()
@@ -171,6 +197,8 @@ func TestOpenSettledSPA(t *testing.T) {
 		{"settled", "/spa", "Inventory: 42 widgets"},
 		{"", "/slowdoc", "Ready now"},
 		{"", "/ticks", "Counted to six"},
+		{"", "/stall", "Counted to six"},
+		{"", "/busyload", "Counted to six"},
 		{"", "/raf", "Drawn on the second frame"},
 		{"", "/late", "Rendered by the late script"},
 		{"", "/framed", "Ready after the image"},

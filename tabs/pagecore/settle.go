@@ -24,6 +24,9 @@ import (
 // when load fired does not wait it again), and two animation frames
 // rendered since load (settle.js), or, in a page that renders none (a
 // background tab), settleQuiet since load; at most settleMax past load.
+// In a visible page, settle.js also confirms the DOM's quiet in the
+// page's own time, by a timer that fired on time: a renderer that did not
+// run (a busy page, a loaded machine) is no quiet page.
 // The frames are the page's own work after load: its load listeners, the
 // timers of no delay, promise callbacks and animation-frame callbacks they
 // queue, and the fetches they start, which then count as in flight.
@@ -51,6 +54,16 @@ type settleState struct {
 	last    time.Time    // the last change past DOMContentLoaded: a tracked request started or ended, a mutation
 	mutated time.Time    // the last DOM mutation past load (settle.js)
 	routeAt time.Time    // the last top-level navigation within the document (Page.navigatedWithinDocument)
+	// batch is the last mutation batch settle.js reported for the
+	// document, quietAfter the last batch it then saw settleQuiet of the
+	// page's own time pass after (-1: none yet). The page is quiet in its
+	// own time when quietAfter >= batch.
+	batch, quietAfter int
+	// scripted is the loader of the last top document settle.js reported
+	// its visibility in, at DOMContentLoaded (before that document's load
+	// event); hidden whether that document was hidden at the last report.
+	scripted cdp.LoaderID
+	hidden   bool
 	// mutations and requests count the mutation batches and the tracked
 	// requests started past load, for the debug log.
 	mutations, requests int
@@ -101,7 +114,10 @@ func (t *Page) installSettle(ctx context.Context) error {
 	if _, err := cdp.Call(ctx, t.target, runtime.AddBinding, runtime.AddBindingParams{Name: settleBinding, ExecutionContextName: settleWorld}); err != nil {
 		return CDPErr("install settle binding", err)
 	}
-	src := strings.ReplaceAll(js.Settle, "__MAX__", strconv.Itoa(int(settleMax/time.Millisecond)))
+	src := strings.NewReplacer(
+		"__MAX__", strconv.Itoa(int(settleMax/time.Millisecond)),
+		"__QUIET__", strconv.Itoa(int(settleQuiet/time.Millisecond)),
+	).Replace(js.Settle)
 	if _, err := cdp.Call(ctx, t.target, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: src, WorldName: settleWorld}); err != nil {
 		return CDPErr("install settle script", err)
 	}
@@ -118,11 +134,14 @@ func (t *Page) onSettleEventLocked(ev any) {
 		if ev.Frame.ParentID == "" {
 			s.doc = ev.Frame.LoaderID
 			clear(s.busy)
+			s.batch, s.quietAfter = 0, -1
 			if ev.Type == page.NavigationTypeBackForwardCacheRestore {
 				// A page restored from the back/forward cache loaded
-				// before; it fires no load again.
+				// before; it fires no load again, and settle.js, whose
+				// observer ended, reports no quiet again.
 				s.ready, s.readyAt = s.doc, now
 				s.loaded, s.loadAt, s.mutated = s.doc, now, time.Time{}
+				s.scripted, s.hidden = "", false
 			}
 			s.kickLocked(now)
 		}
@@ -175,7 +194,17 @@ func (t *Page) onSettleEventLocked(ev any) {
 			s.kickLocked(now)
 		}
 	case *runtime.EventBindingCalled:
-		if ev.Name != settleBinding || s.ready == "" || s.ready != s.doc {
+		if ev.Name != settleBinding {
+			break
+		}
+		if ev.Payload == "visible" || ev.Payload == "hidden" {
+			// From settle.js's DOMContentLoaded listener, which runs
+			// before that Page.lifecycleEvent is sent.
+			s.scripted, s.hidden = s.doc, ev.Payload == "hidden"
+			s.wakeLocked()
+			break
+		}
+		if s.ready == "" || s.ready != s.doc {
 			break
 		}
 		if ev.Payload == "frames" {
@@ -185,6 +214,18 @@ func (t *Page) onSettleEventLocked(ev any) {
 				s.wakeLocked()
 			}
 			break
+		}
+		if n, ok := strings.CutPrefix(ev.Payload, "quiet "); ok {
+			// settle.js: settleQuiet of the page's time after batch n.
+			if n, err := strconv.Atoi(n); err == nil && n > s.quietAfter {
+				s.quietAfter = n
+				s.wakeLocked()
+			}
+			break
+		}
+		// settle.js: mutation batch n.
+		if n, err := strconv.Atoi(ev.Payload); err == nil && n > s.batch {
+			s.batch = n
 		}
 		if s.loaded == s.doc {
 			s.mutated = now
@@ -198,9 +239,10 @@ func (t *Page) onSettleEventLocked(ev any) {
 // (at most loadLimit from the call) and then settled: no fetch, XHR,
 // script or frame document in flight, settleQuiet since such a request
 // started or ended or the DOM changed (settle.js), counted from
-// DOMContentLoaded, and two animation frames rendered since load (or
-// settleQuiet since load in a page that renders none); at most settleMax
-// past load. A document that commits meanwhile (a redirect by script) is
+// DOMContentLoaded, confirmed in the page's own time by settle.js in a
+// visible page, and two animation frames rendered since load (or
+// settleQuiet since load in a hidden page, which renders none); at most
+// settleMax past load. A document that commits meanwhile (a redirect by script) is
 // waited for in its turn. It returns early, with no note, when a dialog no policy
 // handles opens, the tab dies or ctx ends; and with a note naming what
 // was still busy when a limit ran out. Everything it waits on is an event
@@ -263,18 +305,35 @@ func (t *Page) awaitQuiet(ctx context.Context, loadLimit time.Duration, route bo
 					last = from
 				}
 				q := now.Sub(last)
+				// A visible page in which settle.js runs renders frames
+				// and runs its timers on time: it has settled when it
+				// rendered two frames past load and settle.js saw
+				// settleQuiet of the page's own time pass with no DOM
+				// change. A renderer that did not run (a loaded
+				// machine), or a report still on its way, is no quiet
+				// page. A hidden page (a background tab) renders no
+				// frames and has its timers throttled; there, and in a
+				// document settle.js does not run in, the quiet is
+				// counted here, from load too.
+				watched := s.scripted == s.doc && !s.hidden
 				framed := route || s.framed == s.doc
-				if !framed {
+				pageQuiet := true
+				if watched {
+					pageQuiet = framed && s.quietAfter >= s.batch
+				} else if !framed {
 					q = min(q, now.Sub(start))
 				}
-				if q >= settleQuiet {
+				if q >= settleQuiet && pageQuiet {
 					after, muts, reqs := now.Sub(start), s.mutations, s.requests
 					ready := start.Sub(from)
 					t.evMu.Unlock()
 					t.env.Log.Debug("settled", "tab", t.name, "route", route, "after", after, "framed", framed, "mutations", muts, "requests", reqs, "quiet_before_load", ready)
 					return ""
 				}
-				wait = settleQuiet - q
+				wait = max(settleQuiet-q, 0)
+				if q >= settleQuiet {
+					wait = -1 // until settle.js reports the quiet
+				}
 			}
 		}
 		t.evMu.Unlock()
