@@ -63,6 +63,7 @@ func (t *Page) onEvent(ev any) {
 			t.loading = !restored
 			t.dclPending = !restored
 			t.navPending = false
+			t.navRestorable = false
 			t.navSeq++
 			// The old page's requests that were in flight end with it,
 			// and Chromium does not always say so (no loadingFailed for a
@@ -92,6 +93,7 @@ func (t *Page) onEvent(ev any) {
 			t.evMu.Lock()
 			t.navReq++
 			t.navPending = true
+			t.navRestorable = false
 			t.navURL = ev.URL
 			t.navSince = time.Now()
 			t.st.wakeLocked()
@@ -107,6 +109,7 @@ func (t *Page) onEvent(ev any) {
 				t.evMu.Lock()
 				t.navReq++
 				t.navPending = true
+				t.navRestorable = ev.NavigationType == page.FrameStartedNavigatingNavigationTypeHistoryDifferentDocument
 				t.navURL = ev.URL
 				t.navSince = time.Now()
 				t.st.wakeLocked()
@@ -115,10 +118,15 @@ func (t *Page) onEvent(ev any) {
 		}
 	case *page.EventFrameStoppedLoading:
 		// A requested navigation that never commits (a 204, a download,
-		// one the page cancelled) ends here.
+		// one the page cancelled) ends here. A history traversal the
+		// back/forward cache serves can stop loading before Chromium
+		// reports its commit: it ends with that commit (Page.frameNavigated),
+		// or navCommitWait after it started.
 		if ev.FrameID == cdp.FrameID(t.targetID) {
 			t.evMu.Lock()
-			t.navPending = false
+			if !t.navRestorable {
+				t.navPending = false
+			}
 			t.st.wakeLocked()
 			t.evMu.Unlock()
 		}
@@ -154,6 +162,10 @@ func (t *Page) onEvent(ev any) {
 		t.evMu.Unlock()
 	case *network.EventRequestWillBeSent:
 		t.evMu.Lock()
+		if ev.Type == network.ResourceTypeDocument && ev.FrameID == cdp.FrameID(t.targetID) {
+			// Not from the back/forward cache, then.
+			t.navRestorable = false
+		}
 		if len(t.inflight) < 10000 {
 			t.inflight[ev.RequestID] = Request{ev.Request.URL, ev.LoaderID, ev.FrameID}
 		}

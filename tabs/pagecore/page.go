@@ -88,6 +88,12 @@ type Page struct {
 	// dclPending (evMu) is set when a top-level document commits and
 	// cleared at its DOMContentLoaded (Page.domContentEventFired) or load.
 	dclPending bool
+	// navRestorable (evMu) is set while the pending navigation is a
+	// history traversal whose document has not been requested: the
+	// back/forward cache may serve it, and then Page.frameStoppedLoading
+	// can come before its Page.frameNavigated (type
+	// BackForwardCacheRestore).
+	navRestorable bool
 
 	dialogQ chan struct{}
 
