@@ -72,54 +72,44 @@ func (s *Script) setup(vm *goja.Runtime) error {
 // methodFunc installs a method of the tab object.
 type methodFunc = func(name string, fn func(c goja.FunctionCall) goja.Value)
 
-// wrapTimers replaces the event loop's setTimeout, setInterval and
-// setImmediate (goja_nodejs, which drops what a callback throws) with
-// versions whose callbacks run as tasks of the run (Script.task): an
-// exception a callback throws fails the run, as in Node, and once the
-// run's result is decided callbacks no longer run.
+// wrapTimers replaces the event loop's setImmediate (goja_nodejs, which
+// drops what a callback throws) with one whose callbacks run as tasks of
+// the run (Script.task): an exception a callback throws fails the run, as
+// in Node, and once the run's result is decided callbacks no longer run.
+// setTimeout and setInterval are the run's own (installTimers).
 func (s *Script) wrapTimers(vm *goja.Runtime) {
-	for _, kind := range []string{"setTimeout", "setInterval", "setImmediate"} {
-		orig, ok := goja.AssertFunction(vm.Get(kind))
+	const kind = "setImmediate"
+	orig, ok := goja.AssertFunction(vm.Get(kind))
+	if !ok {
+		return
+	}
+	f := func(c goja.FunctionCall) goja.Value {
+		cb, ok := goja.AssertFunction(c.Argument(0))
 		if !ok {
-			continue
+			panic(vm.NewTypeError("%s: the callback must be a function, not %s", kind, c.Argument(0).String()))
 		}
-		// The callback's own arguments follow the delay, except for
-		// setImmediate, which has none.
-		first := 2
-		if kind == "setImmediate" {
-			first = 1
+		var args []goja.Value
+		if len(c.Arguments) > 1 {
+			args = append(args, c.Arguments[1:]...)
 		}
-		f := func(c goja.FunctionCall) goja.Value {
-			cb, ok := goja.AssertFunction(c.Argument(0))
-			if !ok {
-				panic(vm.NewTypeError("%s: the callback must be a function, not %s", kind, c.Argument(0).String()))
-			}
-			var args []goja.Value
-			if len(c.Arguments) > first {
-				args = append(args, c.Arguments[first:]...)
-			}
-			wrapped := vm.ToValue(func(goja.FunctionCall) goja.Value {
-				s.task(vm, func() {
-					if _, err := cb(goja.Undefined(), args...); err != nil {
-						s.fail(s.uncaught(vm, kind, err))
-					}
-				})
-				return goja.Undefined()
+		wrapped := vm.ToValue(func(goja.FunctionCall) goja.Value {
+			s.task(vm, func() {
+				if _, err := cb(goja.Undefined(), args...); err != nil {
+					s.fail(s.uncaught(vm, kind, err))
+				}
 			})
-			call := []goja.Value{wrapped}
-			if first == 2 {
-				call = append(call, c.Argument(1))
-			}
-			r, err := orig(goja.Undefined(), call...)
-			if err != nil {
-				panic(err)
-			}
-			return r
-		}
-		if err := vm.Set(kind, f); err != nil {
+			return goja.Undefined()
+		})
+		r, err := orig(goja.Undefined(), wrapped)
+		if err != nil {
 			panic(err)
 		}
+		return r
 	}
+	if err := vm.Set(kind, f); err != nil {
+		panic(err)
+	}
+	s.installTimers(vm)
 }
 
 // observationJS makes an observation's JSON carry a text() rendering.

@@ -144,9 +144,13 @@ func (s *Script) bindGlobals(vm *goja.Runtime, t *tabs.Tab, must func(error)) {
 		if math.IsNaN(ms) || ms < 0 {
 			ms = 0
 		}
+		// The wait's timer is in the run's timer queue, so the timers
+		// due before it have run when it resolves.
+		due := make(chan struct{})
+		s.timers.add(time.Duration(min(ms, math.MaxInt32)*float64(time.Millisecond)), 0, func(*goja.Runtime) { close(due) })
 		return s.async(func(ctx context.Context) (any, error) {
 			select {
-			case <-time.After(time.Duration(ms * float64(time.Millisecond))):
+			case <-due:
 				return nil, nil
 			case <-ctx.Done():
 				return nil, &tabs.Error{Code: errcode.Timeout, Msg: "wait: the run's timeout passed", Err: ctx.Err()}

@@ -197,6 +197,7 @@ type Script struct {
 	tab     *tabs.Tab
 	ctx     context.Context
 	loop    *eventloop.EventLoop
+	timers  timers // setTimeout, setInterval and wait (timers.go); the loop's
 	pending sync.WaitGroup
 	// inflight counts the tab calls running (pending cannot be waited on
 	// while calls may still be added).
@@ -323,6 +324,7 @@ func (s *Script) Run(ctx context.Context, t *tabs.Tab) error {
 	reg := require.NewRegistry()
 	reg.RegisterNativeModule(console.ModuleName, console.RequireWithPrinter(&printer{log: s.log, tab: t.Name()}))
 	s.loop = eventloop.NewEventLoop(eventloop.WithRegistry(reg), eventloop.EnableConsole(true))
+	s.timers.s = s
 	loopDone := make(chan struct{})
 	go func() {
 		defer close(loopDone)
@@ -355,6 +357,7 @@ func (s *Script) Run(ctx context.Context, t *tabs.Tab) error {
 	select {
 	case <-loopDone:
 		s.loop.Terminate()
+		s.timers.stop()
 	case <-time.After(time.Second):
 		// The loop is stuck in a native call; it ends when ctx is done.
 	}

@@ -310,3 +310,37 @@ func TestReturnNull(t *testing.T) {
 		t.Fatalf("no return value: %q, want only the \"Ran code\" line", got)
 	}
 }
+
+// TestTimerOrder: timers and wait run in the order they are due, then in
+// the order they were set, however the Go scheduler runs their goroutines:
+// a wait resolves after the timers set before it with no longer a delay;
+// a timer a callback sets with no delay runs after the timers already due;
+// a cleared timer and interval do not run, and an interval runs until it
+// is cleared.
+func TestTimerOrder(t *testing.T) {
+	t.Parallel()
+	out, err := runCode(t, `
+const got = [];
+for (let i = 0; i < 50; i++) setTimeout(() => got.push(i), 5);
+setTimeout(() => { got.push('a'); setTimeout(() => got.push('c'), 0); }, 5);
+setTimeout(() => got.push('b'), 5);
+const cleared = setTimeout(() => got.push('cleared'), 1);
+clearTimeout(cleared);
+const never = setInterval(() => got.push('never'), 1);
+clearInterval(never);
+await wait(5);
+const first = [...Array(50).keys(), 'a', 'b'].join(' ');
+const atWait = got.join(' ') === first || got.join(' ') === first + ' c';
+await wait(20);
+let n = 0;
+await new Promise(resolve => { const iv = setInterval(() => { if (++n === 3) { clearInterval(iv); resolve(); } }, 1); });
+await wait(20);
+return [atWait, got.slice(50).join(' '), n].join(',');
+`, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := texts(out); len(got) != 1 || got[0] != "true,a b c,3" {
+		t.Fatalf("got %q", got)
+	}
+}
