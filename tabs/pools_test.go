@@ -290,7 +290,7 @@ func TestContextProxyCredentials(t *testing.T) {
 	ctx := context.Background()
 	good := strings.Replace(proxy.URL, "http://", "http://agent:secretpw@", 1)
 	defer sup.Close(ctx, "authed", false, 0)
-	res, err := sup.Open(ctx, tabs.OpenOptions{Name: "authed", Context: "A", Proxy: good, URL: "http://pool.example.test/x"})
+	res, err := sup.Open(ctx, tabs.OpenOptions{Name: "authed", Context: "creds", Proxy: good, URL: "http://pool.example.test/x"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +302,7 @@ func TestContextProxyCredentials(t *testing.T) {
 	}
 	bad := strings.Replace(proxy.URL, "http://", "http://agent:wrong@", 1)
 	defer sup.Close(ctx, "badauth", false, 0)
-	res, err = sup.Open(ctx, tabs.OpenOptions{Name: "badauth", Context: "B", Proxy: bad, URL: "http://pool.example.test/y", WaitUntil: "load"})
+	res, err = sup.Open(ctx, tabs.OpenOptions{Name: "badauth", Context: "badcreds", Proxy: bad, URL: "http://pool.example.test/y", WaitUntil: "load"})
 	if err == nil && res.Title == "authed pool.example.test" {
 		t.Fatalf("wrong credentials got through: %+v", res)
 	}
