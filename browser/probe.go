@@ -114,3 +114,19 @@ func (h *Handle) ProbePage(ctx context.Context, id target.ID, wait time.Duration
 		}
 	}
 }
+
+// Answers reports whether the browser answers a command on its connection
+// (Browser.getVersion on the browser session) within wait: false when the
+// call fails, or the connection is lost (Done) before the answer. It tells
+// a page another client closed from one that went with its browser (a
+// pool that ended the session, a crash), whose targets detach before the
+// connection drops.
+func (h *Handle) Answers(ctx context.Context, wait time.Duration) bool {
+	c := chromedp.FromContext(h.ctx)
+	if c == nil || c.Browser == nil || !h.Alive() {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	return c.Browser.Call(ctx, "Browser.getVersion", nil, nil) == nil && h.Alive()
+}

@@ -203,8 +203,9 @@ func (t *Page) HeldOn(h *browser.Handle) (target.ID, bool) {
 
 // watchDetach marks the tab dead when the browser detaches its target
 // (the page closed itself with window.close, or another client closed
-// it), so that Alive, tabs and open see it gone, and the action running
-// on it ends (opCtx).
+// it, or the browser went), so that Alive, tabs and open see it gone, and
+// the action running on it ends (opCtx). Whether the browser still
+// answers (Handle.Answers) tells the page closed from the browser gone.
 func (t *Page) watchDetach() {
 	ch, err := chromedp.Detached(t.ctx)
 	if err != nil {
@@ -213,8 +214,20 @@ func (t *Page) watchDetach() {
 	t.env.Go(func() {
 		select {
 		case <-ch:
+			reason := "the page was closed (window.close(), or another client closed its target)"
+			if h := t.BrowserHandle(); h != nil && !h.Answers(context.Background(), time.Second) {
+				// The page went with its browser, whose connection drops
+				// after its targets detach: the tab is not alive for that
+				// reason, and its error carries the handle's hint once the
+				// handle has seen the connection go.
+				select {
+				case <-h.Done():
+				case <-time.After(2 * time.Second):
+				}
+				reason = "the connection to its browser was lost"
+			}
 			t.evMu.Lock()
-			t.markDeadLocked("the page was closed (window.close(), or another client closed its target)")
+			t.markDeadLocked(reason)
 			t.evMu.Unlock()
 		case <-t.ctx.Done():
 		}
