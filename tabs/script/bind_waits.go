@@ -147,7 +147,7 @@ func (s *Script) bindGlobals(vm *goja.Runtime, t *tabs.Tab, must func(error)) {
 		// The wait's timer is in the run's timer queue, so the timers
 		// due before it have run when it resolves.
 		due := make(chan struct{})
-		s.timers.add(time.Duration(min(ms, math.MaxInt32)*float64(time.Millisecond)), 0, func(*goja.Runtime) { close(due) })
+		s.timers.add(time.Duration(min(ms, math.MaxInt32)*float64(time.Millisecond)), false, func(*goja.Runtime) { close(due) })
 		return s.async(func(ctx context.Context) (any, error) {
 			select {
 			case <-due:

@@ -335,12 +335,18 @@ await wait(20);
 let n = 0;
 await new Promise(resolve => { const iv = setInterval(() => { if (++n === 3) { clearInterval(iv); resolve(); } }, 1); });
 await wait(20);
-return [atWait, got.slice(50).join(' '), n].join(',');
+// An interval with no delay, or 0, runs every 1 ms, as in Node.
+const zero = [0, 0];
+await new Promise(resolve => {
+  const a = setInterval(() => { zero[0]++; }, 0);
+  const b = setInterval(() => { if (++zero[1] === 5) { clearInterval(a); clearInterval(b); resolve(); } });
+});
+return [atWait, got.slice(50).join(' '), n, zero[0] >= 4].join(',');
 `, 10*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := texts(out); len(got) != 1 || got[0] != "true,a b c,3" {
+	if got := texts(out); len(got) != 1 || got[0] != "true,a b c,3,true" {
 		t.Fatalf("got %q", got)
 	}
 }

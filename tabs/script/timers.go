@@ -26,7 +26,8 @@ type timers struct {
 	wakeAt time.Time
 }
 
-// jsTimer is one pending timer; every is 0 for a timeout.
+// jsTimer is one pending timer; every is 0 for a timeout, at least 1 ms
+// for an interval.
 type jsTimer struct {
 	id    int64
 	due   time.Time
@@ -64,11 +65,12 @@ func (h *timerHeap) Pop() any {
 }
 
 // add queues fn to run delay from now (at least 1 ms, as Node clamps it),
-// then every `every` if that is not 0, and returns its id.
-func (ts *timers) add(delay, every time.Duration, fn func(vm *goja.Runtime)) int64 {
+// and, for an interval, again every delay after that, and returns its id.
+func (ts *timers) add(delay time.Duration, interval bool, fn func(vm *goja.Runtime)) int64 {
 	delay = max(delay, time.Millisecond)
-	if every > 0 {
-		every = max(every, time.Millisecond)
+	every := time.Duration(0)
+	if interval {
+		every = delay
 	}
 	ts.lastID++
 	ts.seq++
@@ -175,12 +177,7 @@ func (s *Script) installTimers(vm *goja.Runtime) {
 			if len(c.Arguments) > 2 {
 				args = append(args, c.Arguments[2:]...)
 			}
-			d := ms(c.Argument(1))
-			every := time.Duration(0)
-			if kind == "setInterval" {
-				every = d
-			}
-			id := s.timers.add(d, every, func(vm *goja.Runtime) {
+			id := s.timers.add(ms(c.Argument(1)), kind == "setInterval", func(vm *goja.Runtime) {
 				if _, err := cb(goja.Undefined(), args...); err != nil {
 					s.fail(s.uncaught(vm, kind, err))
 				}
