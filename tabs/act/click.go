@@ -3,6 +3,7 @@ package act
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -86,29 +87,37 @@ func (t *Actor) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionRe
 	var el *element
 	var nav pagecore.NavMark
 	var err error
+	var ph clickPhases
 	for {
 		var x, y float64
+		ph.start = time.Now()
 		el, x, y, err = t.locate(ctx, tg, *o)
 		if err != nil {
 			return nil, false, err
 		}
 		nav = t.Mark()
 		err = t.Blocking(ctx, func(ctx context.Context) error {
+			ph.located = time.Now()
 			// Chromium answers the move once the animation frame that
 			// delivers it has begun; the check of the box and the hit
 			// test comes after that frame.
 			if err := t.moveMouse(ctx, el, x, y); err != nil {
 				return err
 			}
+			ph.moved = time.Now()
 			if o.quick {
 				if err := t.verify(ctx, el); err != nil {
 					return err
 				}
 			}
+			ph.verified = time.Now()
 			if err := t.mouse(ctx, input.DispatchMouseEventTypeMousePressed, x, y, 1); err != nil {
 				return err
 			}
-			return t.mouse(ctx, input.DispatchMouseEventTypeMouseReleased, x, y, 1)
+			ph.pressed = time.Now()
+			err := t.mouse(ctx, input.DispatchMouseEventTypeMouseReleased, x, y, 1)
+			ph.released = time.Now()
+			return err
 		})
 		// (A selector's element that was replaced meanwhile, say by a
 		// virtualised list re-rendering after the scroll, is found again.)
@@ -153,6 +162,7 @@ func (t *Actor) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionRe
   return c.done();
 }`
 	err = t.callOn(checkCtx, el, check, &got)
+	ph.log(t, el)
 	if checkCtx.Err() != nil && ctx.Err() == nil {
 		// Held past the commit wait by the navigation the click started.
 		t.disarm(el)
@@ -175,6 +185,22 @@ func (t *Actor) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionRe
 	nav.Ordered = err == nil && el.sess == nil
 	t.noteNavigation(ctx, nav, res)
 	return res, false, nil
+}
+
+// clickPhases are the moments a click's phases ended, for the debug log.
+type clickPhases struct {
+	start, located, moved, verified, pressed, released time.Time
+}
+
+// log logs the phases at debug level: resolve (the number or selector
+// to a node), check_actionable, move, verify, press, release, and receipt.
+func (p *clickPhases) log(t *Actor, el *element) {
+	if !t.log.Enabled(context.Background(), slog.LevelDebug) || p.released.IsZero() {
+		return
+	}
+	t.log.Debug("clicked", "tab", t.Name(), "target", el.desc, "resolve", el.resolved.Sub(p.start), "check_actionable", p.located.Sub(el.resolved),
+		"move", p.moved.Sub(p.located), "verify", p.verified.Sub(p.moved), "press", p.pressed.Sub(p.verified),
+		"release", p.released.Sub(p.pressed), "receipt", time.Since(p.released))
 }
 
 // disarm ends, in the background (bounded by the tab's life and 2 s), the

@@ -102,6 +102,8 @@ type element struct {
 	// shown, when set, is what the number showed when it was numbered,
 	// for the first actionability check to compare (checkShown).
 	shown *shownWant
+	// resolved is when locate had the node (for the click's debug log).
+	resolved time.Time
 }
 
 // resolve finds the element a target names, once. Errors: bad_request,

@@ -58,6 +58,7 @@ func (t *Actor) locate(ctx context.Context, tg Target, o actOpts) (*element, flo
 		if err != nil {
 			return nil, 0, 0, err
 		}
+		el.resolved = time.Now()
 		x, y, err := t.actionable(ctx, el, o, time.Until(deadline))
 		if err == nil {
 			return el, x, y, nil
