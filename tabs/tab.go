@@ -150,6 +150,7 @@ func (t *Tab) pageEnv() pagecore.Env {
 		NetworkIdleMax: s.opts.NetworkIdleMax,
 		Headless:       t.key.Kind == browser.Headless,
 		WorldScript:    observe.WalkerJS,
+		HeldScripts:    act.HeldScripts,
 		TopNavigated:   func(restored bool) { t.Observer.Reset(restored) },
 		Popup:          func(info *target.Info) { s.wg.Go(func() { s.adoptPopup(t, info) }) },
 		Secrets:        s.opts.Secrets,

@@ -255,11 +255,25 @@ func (t *Actor) callOn(ctx context.Context, el *element, fn string, out any, arg
 	}
 	var res runtime.CallFunctionOnResult
 	err := t.Blocking(ctx, func(ctx context.Context) error {
-		var err error
-		res, err = cdp.Call(ctx, t.SessionOf(el.sess), runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+		p := runtime.CallFunctionOnParams{
 			FunctionDeclaration: fn, ObjectID: el.obj, Arguments: cargs,
 			ReturnByValue: new(true), AwaitPromise: new(true), UserGesture: new(true),
-		})
+		}
+		if f := t.held(ctx, el, fn, len(cargs)); f != "" {
+			hp := p
+			hp.FunctionDeclaration = pagecore.HeldCall
+			hp.Arguments = append([]*runtime.CallArgument{{ObjectID: f}}, cargs...)
+			r, err := cdp.Call(ctx, t.SessionOf(el.sess), runtime.CallFunctionOn, hp)
+			if err == nil || ctx.Err() != nil {
+				res = r
+				return err
+			}
+			// The held function is gone (its context, or released):
+			// the call goes with the source, whose error is the answer.
+			t.Forget(el.sess, el.obj, fn)
+		}
+		var err error
+		res, err = cdp.Call(ctx, t.SessionOf(el.sess), runtime.CallFunctionOn, p)
 		return err
 	})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/tabpilot/tabpilot/errcode"
 	"github.com/tabpilot/tabpilot/internal/msg"
@@ -192,10 +193,26 @@ var shownJS = "function(key) {\n" + js.RowKey + "\n" + shownNowJS + "\nreturn sh
 // label (opts.key) is now on another node, it returns {state: "shown"}
 // before the check has touched anything; else the check's result, with
 // what the node shows now (shown, as shownJS).
-var actionableShownJS = "async function (opts) {\n" + js.RowKey + "\n" + shownNowJS + `
-const shown = shownNow(this, opts.key);
+var actionableShownJS = "async function (opts, self) {\nconst node = self || this;\n" + js.RowKey + "\n" + shownNowJS + `
+const shown = shownNow(node, opts.key);
 if (!shown || shown.row !== opts.row || shown.elsewhere) return { state: 'shown', shown };
-const r = await (` + actionableJS + `).call(this, opts);
+const r = await (` + actionableJS + `)(opts, node);
 if (r) r.shown = shown;
 return r;
 }`
+
+// HeldScripts are the function declarations every click calls on its
+// element (the actionability check, with and without the number's
+// comparison), for the page core to compile once per execution context
+// (pagecore.Env.HeldScripts, pagecore.Page.Held). Each is
+// `function(opts, self)`, self (else this) the element.
+var HeldScripts = []string{actionableJS, actionableShownJS}
+
+// held returns the held function of fn in el's context for a call with
+// nargs arguments, or "": a held function takes one (pagecore.HeldCall).
+func (t *Actor) held(ctx context.Context, el *element, fn string, nargs int) runtime.RemoteObjectID {
+	if nargs != 1 {
+		return ""
+	}
+	return t.Held(ctx, el.sess, el.obj, fn)
+}

@@ -13,9 +13,10 @@
 // the page is hidden (document.visibilityState). With opts.arm
 // it also arms the click (el.__tpClick, see arm below), so the caller can
 // tell whether the click that follows reached the element; with
-// opts.quick too, the verify call arms it.
-async function (opts) {
-  const el = this;
+// opts.quick too, the verify call arms it. Called as a held function
+// (pagecore.HeldCall), it gets the element as self instead of this.
+async function (opts, self) {
+  const el = self || this;
   const describe = (e) => {
     if (!e) return 'nothing';
     let s = e.tagName.toLowerCase();

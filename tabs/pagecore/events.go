@@ -75,8 +75,12 @@ func (t *Page) onEvent(ev any) {
 				}
 			}
 			t.evMu.Unlock()
+			// A document back from the back/forward cache keeps its
+			// execution context ids, but its remote objects did not come
+			// back with it, and the ids of new ones start again: a held
+			// function's id would name another object.
+			t.held.reset()
 			if restored {
-				// Its remote objects did not come back with it.
 				t.ob.mu.Lock()
 				clear(t.ob.worlds)
 				t.ob.mu.Unlock()

@@ -103,6 +103,8 @@ type Page struct {
 	net *netState
 	// ob is the frame state: frame sessions, worlds, navigations (oopif.go).
 	ob obsState
+	// held are the held functions (held.go).
+	held heldState
 }
 
 // Env is what a Page needs from its owner.
@@ -122,6 +124,9 @@ type Env struct {
 	Headless bool
 	// worldScript is compiled in each isolated world the page makes.
 	WorldScript string
+	// HeldScripts are function declarations the actions call on elements
+	// often enough to compile once per execution context (Held).
+	HeldScripts []string
 	// topNavigated is called, from the event loop, when the top frame
 	// commits a document (restored: from the back/forward cache).
 	TopNavigated func(restored bool)

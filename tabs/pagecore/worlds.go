@@ -224,9 +224,10 @@ const prepareWait = 5 * time.Second
 // first observation would otherwise make on its way: the sessions of the
 // out-of-process iframes (Target.attachToTarget) and the walker's isolated
 // worlds, with the walker compiled in them (Page.createIsolatedWorld,
-// Runtime.evaluate). Same-origin frames are walked in line from their
-// parent and need no world of their own. Nothing here touches the page's
-// main world. One preparation runs at a time per tab; a call while one
+// Runtime.evaluate), and the held functions of the top frame's main world
+// (prepareHeld). Same-origin frames are walked in line from their parent
+// and need no world of their own. Nothing here changes the page's main
+// world. One preparation runs at a time per tab; a call while one
 // runs has it go once more when it ends (the frames that came since). Errors
 // are left to the observation.
 func (t *Page) prepareObservation() {
@@ -258,6 +259,11 @@ func (t *Page) prepareFrames() {
 		byID[f.ID] = f
 	}
 	var wg sync.WaitGroup
+	for _, f := range frames {
+		if f.Top {
+			wg.Go(func() { t.prepareHeld(ctx, f.Loader) })
+		}
+	}
 	for _, f := range frames {
 		if p := byID[f.Parent]; f.Top || p == nil || p.Sess != f.Sess {
 			wg.Go(func() { _, _ = t.World(ctx, f, false) })

@@ -690,6 +690,34 @@ func TestClickGuard(t *testing.T) {
 	}
 }
 
+// TestClickPoisonedBuiltins: on a page whose Function.prototype.call and
+// apply throw, clicks by number (in a list item, so the number's row is
+// compared too) and by selector go through, with the default wait and with
+// load (whose first click compiles the held actionability check on the
+// spot).
+func TestClickPoisonedBuiltins(t *testing.T) {
+	t.Parallel()
+	for _, wait := range []string{"settled", "load"} {
+		t.Run(wait, func(t *testing.T) {
+			name := openAt(t, pages(t)+"/pages/poisoned.html", tabs.OpenOptions{WaitUntil: wait})
+			got := result(t, name, `
+const obs = await tab.observe();
+const bob = obs.elements.filter(e => e.name === 'Add')[1];
+assert(bob, obs.text);
+await tab.click(bob.id);
+await tab.click(bob.id);
+await tab.click('#a');
+return 'ok';`)
+			if got != "ok" {
+				t.Fatalf("run: %q", got)
+			}
+			if got := pageText(t, name, "out"); got != "3 a" {
+				t.Fatalf("page says %q, want %q", got, "3 a")
+			}
+		})
+	}
+}
+
 // TestClickNumberShadowAndFrame: elements by number in an open shadow root
 // and made by script, on a page with an iframe, are clicked (a trial once
 // found them "covered by" themselves).
