@@ -155,6 +155,7 @@ func (t *Actor) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionRe
 		Got     bool   `json:"got"`
 		By      string `json:"by"`
 		Touched bool   `json:"touched"`
+		Moved   bool   `json:"moved"`
 	}
 	const check = `function(){
   const c = this.__tpClick;
@@ -174,6 +175,10 @@ func (t *Actor) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionRe
 		if got.By != "" && o.quick && !got.Touched && ctx.Err() == nil {
 			o.quick = false
 			return nil, true, nil
+		}
+		if got.By != "" && got.Moved {
+			return nil, false, &pagecore.Error{Code: errcode.NotActionable, Msg: el.desc + " moved away from the pointer as the mouse reached it (a mouseover or pointer handler of the page moved it), so the press would have gone to " + got.By + ", under the pointer; tabpilot stopped the click from reaching it",
+				Hint: "Such an element cannot be clicked by a person either; if it moves only once, observe again and click it where it is now."}
 		}
 		if got.By != "" {
 			return nil, false, &pagecore.Error{Code: errcode.NotActionable, Msg: el.desc + " did not receive the click: " + got.By + " was on top of it at that moment, and tabpilot stopped the click from reaching it"}

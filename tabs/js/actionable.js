@@ -40,7 +40,10 @@ async function (opts, self) {
   // itself after 3 s.
   const arm = (target) => {
     if (typeof globalThis.__tpDisarm === 'function') globalThis.__tpDisarm();
-    const st = { got: false, by: '', over: false, touched: false };
+    // moved: the target's box was not the armed one when the guard
+    // stopped an event (a mouseover handler moved it off the pointer).
+    const st = { got: false, by: '', over: false, touched: false, moved: false };
+    const box0 = rect();
     // The content slotted into the target is the target too.
     const ok = [el, ...(target.labels ? Array.from(target.labels) : []), ...slotted()];
     // Inside a closed shadow root, a window listener sees the host.
@@ -59,7 +62,10 @@ async function (opts, self) {
       if (mine(e)) { st.touched = true; return; }
       e.stopImmediatePropagation();
       e.preventDefault();
-      if (!st.by) st.by = describe(e.target && e.target.nodeType === 1 ? e.target : null);
+      if (!st.by) {
+        st.by = describe(e.target && e.target.nodeType === 1 ? e.target : null);
+        st.moved = moved(rect(), box0);
+      }
     };
     const onClick = () => { st.got = true; };
     const types = ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click'];
