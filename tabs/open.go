@@ -61,12 +61,8 @@ func (s *Supervisor) Open(ctx context.Context, o OpenOptions) (*OpenResult, erro
 		return nil, err
 	}
 	o.Name = name
-	switch o.WaitUntil {
-	case "":
-		o.WaitUntil = "settled"
-	case "settled", "load", "domcontentloaded", "networkidle0", "networkidle2":
-	default:
-		return nil, Errorf(errcode.BadRequest, "invalid wait_until %q: use "+pagecore.WaitUntilList, o.WaitUntil)
+	if o.WaitUntil, err = pagecore.NormWaitUntil(o.WaitUntil); err != nil {
+		return nil, err
 	}
 	switch o.Dialogs {
 	case "", "accept", "dismiss":

@@ -230,6 +230,10 @@ func TestOpenSettledSPA(t *testing.T) {
 	if _, err := s.Open(context.Background(), tabs.OpenOptions{Name: "bad", URL: ps.URL + "/spa", WaitUntil: "soon"}); errcode.Of(err) != errcode.BadRequest || !strings.Contains(err.Error(), "settled (the default)") {
 		t.Errorf("open with wait soon: %v", err)
 	}
+	// Playwright's name of networkidle0 is taken.
+	if _, err := s.Open(context.Background(), tabs.OpenOptions{Name: "pw", URL: ps.URL + "/spa", WaitUntil: "networkidle"}); err != nil {
+		t.Errorf("open with wait networkidle: %v", err)
+	}
 }
 
 // TestOpenSettledNeverIdle: a page whose long poll and image never end

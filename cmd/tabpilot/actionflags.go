@@ -23,7 +23,7 @@ func noFlags(*cli, *flag.FlagSet, *invocation) func([]string, api.Common) (any, 
 }
 
 var (
-	waitUntils = []string{"settled", "load", "domcontentloaded", "networkidle0", "networkidle2"}
+	waitUntils = []string{"settled", "load", "domcontentloaded", "networkidle0", "networkidle2", "networkidle"}
 	dialogs    = []string{"accept", "dismiss"}
 	formats    = []string{"markdown", "text", "html"}
 )

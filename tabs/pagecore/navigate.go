@@ -64,18 +64,30 @@ func (t *Page) Goto(ctx context.Context, rawURL, waitUntil string) (*NavResult, 
 	if err := CheckURL(rawURL); err != nil {
 		return nil, err
 	}
-	switch waitUntil {
-	case "":
-		waitUntil = "settled"
-	case "settled", "load", "domcontentloaded", "networkidle0", "networkidle2":
-	default:
-		return nil, Errorf(errcode.BadRequest, "invalid waitUntil %q: use "+WaitUntilList, waitUntil)
+	waitUntil, err := NormWaitUntil(waitUntil)
+	if err != nil {
+		return nil, err
 	}
 	return t.Navigate(ctx, rawURL, waitUntil)
 }
 
 // WaitUntilList names the waits of open and goto, for errors.
-const WaitUntilList = "settled (the default), load, domcontentloaded, networkidle0 or networkidle2"
+const WaitUntilList = "settled (the default), load, domcontentloaded, networkidle0 (or networkidle, as Playwright names it) or networkidle2"
+
+// NormWaitUntil returns the wait of open and goto that w names: "" is
+// settled, and networkidle (Playwright's name: no connection for 500 ms)
+// is networkidle0. Errors: bad_request for any other name.
+func NormWaitUntil(w string) (string, error) {
+	switch w {
+	case "":
+		return "settled", nil
+	case "networkidle":
+		return "networkidle0", nil
+	case "settled", "load", "domcontentloaded", "networkidle0", "networkidle2":
+		return w, nil
+	}
+	return "", Errorf(errcode.BadRequest, "invalid wait_until %q: use "+WaitUntilList, w)
+}
 
 // Navigate vets the URL with the supervisor's Guard (when set), navigates,
 // and reports a refusal of the navigation or of its redirects as the error.
