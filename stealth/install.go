@@ -414,6 +414,9 @@ func (in *installer) child(ctx context.Context, parent cdp.Session, r *relay, e 
 			log.Debug("stealth: Runtime.runIfWaitingForDebugger", logKeyErr, err)
 		}
 	}
+	if typ == "iframe" && in.c.FrameStarted != nil && ctx.Err() == nil {
+		in.c.FrameStarted(e.TargetInfo.TargetID)
+	}
 	if keep {
 		return
 	}

@@ -29,6 +29,8 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+
+	"github.com/chromedp/cdproto/target"
 )
 
 // patches are the surfaces in the order they run; native.js must come first.
@@ -84,6 +86,12 @@ type Options struct {
 	// Logger gets the package's debug logs (the workers patched, the failures of a worker patch).
 	// Default: discard.
 	Logger *slog.Logger
+	// FrameStarted, when set, is called (on a goroutine of the package's) each time an
+	// out-of-process iframe that the auto-attach held (waitForDebuggerOnStart) has been patched,
+	// or failed to be, and let run (Runtime.runIfWaitingForDebugger), with the iframe's target
+	// id: from then on another client can attach to it and find it running. Package tabs
+	// prepares its observation of the frame there.
+	FrameStarted func(id target.ID)
 }
 
 // withDefaults returns a copy of o with the defaults filled in.

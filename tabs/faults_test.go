@@ -24,8 +24,15 @@ import (
 
 // newSup returns a supervisor of its own (its own browser), shut down at
 // the end of the test.
-func newSup(t *testing.T) *tabs.Supervisor {
-	s := tabs.NewSupervisor(&tabs.Options{Browser: browser.Options{Args: testenv.BrowserArgs}, Grace: time.Second})
+func newSup(t *testing.T) *tabs.Supervisor { return newSupWith(t, nil) }
+
+// newSupWith is newSup with options set by set (nil: the defaults).
+func newSupWith(t *testing.T, set func(*tabs.Options)) *tabs.Supervisor {
+	o := &tabs.Options{Browser: browser.Options{Args: testenv.BrowserArgs}, Grace: time.Second}
+	if set != nil {
+		set(o)
+	}
+	s := tabs.NewSupervisor(o)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()

@@ -16,11 +16,12 @@ import (
 // scripts, an SPA shell whose content comes from a fetch answered 150 ms
 // after load, a page whose requests never end, and a page whose image
 // holds its load 300 ms past DOMContentLoaded and which renders on the
-// second animation frame after load (settlePages' /framed). Besides ns/op
+// second animation frame after load (settlePages' /framed), and a page
+// with a cross-site iframe (/xframe). Besides ns/op
 // it reports the median of the iterations in ms (median-ms).
 func BenchmarkOpenObserve(b *testing.B) {
 	ps := settlePages(b)
-	for _, page := range []string{"static", "spa", "never", "framed"} {
+	for _, page := range []string{"static", "spa", "never", "framed", "xframe"} {
 		for _, wait := range []string{"load", "networkidle2", "settled"} {
 			b.Run(page+"/"+wait, func(b *testing.B) {
 				name := fmt.Sprintf("bench-open-%s-%s", page, wait)

@@ -13,6 +13,9 @@ import (
 	"github.com/tabpilot/tabpilot/tabs"
 )
 
+// gif1x1 is a 1×1 GIF.
+var gif1x1 = []byte("GIF89a\x01\x00\x01\x00\x80\x00\x00\x00\x00\x00\xff\xff\xff!\xf9\x04\x01\x00\x00\x00\x00,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;")
+
 // settlePages serves the pages of the settled-wait tests:
 //
 //	/static   a page without scripts
@@ -34,6 +37,7 @@ import (
 //	/framed   /raf with an image served after 300 ms, so that load comes
 //	          long after DOMContentLoaded
 //	/start    a link and a form to /target, served after 300 ms, an SPA shell too
+//	/xframe   a page with a cross-site iframe (localhost)
 func settlePages(t testing.TB) *httptest.Server {
 	mux := http.NewServeMux()
 	const shell = `<!doctype html><title>%s</title><main><h1 id=app>Loading</h1></main>
@@ -123,7 +127,16 @@ func settlePages(t testing.TB) *httptest.Server {
 	mux.HandleFunc("/framed.png", func(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(300 * time.Millisecond)
 		w.Header().Set("Content-Type", "image/gif")
-		w.Write([]byte("GIF89a\x01\x00\x01\x00\x80\x00\x00\x00\x00\x00\xff\xff\xff!\xf9\x04\x01\x00\x00\x00\x00,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;"))
+		w.Write(gif1x1)
+	})
+	// A cross-site iframe (localhost in a page of 127.0.0.1): a renderer
+	// process of its own, held for its stealth patches.
+	mux.HandleFunc("/xframe", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `<!doctype html><title>Cross-site frame</title><main><h1>Outer</h1><iframe src="//%s/xframe/inner"></iframe></main>`,
+			strings.Replace(r.Host, "127.0.0.1", "localhost", 1))
+	})
+	mux.HandleFunc("/xframe/inner", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><p>Inner</p><button>Inside the frame</button>`)
 	})
 	mux.HandleFunc("/start", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><title>Start</title><a id=go href="/target">Go to the target</a>
@@ -377,6 +390,62 @@ func TestOpenSettledCrossSiteFrames(t *testing.T) {
 		}
 		if len(res.Notes) != 0 {
 			t.Errorf("open %d: notes %q, want none", i, res.Notes)
+		}
+	}
+}
+
+// TestOpenAttachesCrossSiteFrameEarly: the observation's session of a
+// cross-site iframe is attached while the page loads, as the iframe
+// starts (with stealth, once its patches let it run), not by the first
+// observation: when open returns, it is there. The iframe is added at
+// DOMContentLoaded, and its document holds the page's load 400 ms with an
+// image, so the attach has the time, and a preparation at
+// DOMContentLoaded could not have found the iframe.
+func TestOpenAttachesCrossSiteFrameEarly(t *testing.T) {
+	t.Parallel()
+	inner := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/img" {
+			time.Sleep(400 * time.Millisecond)
+			w.Header().Set("Content-Type", "image/gif")
+			w.Write(gif1x1)
+			return
+		}
+		fmt.Fprint(w, `<!doctype html><button>Inner</button><img src="/img">`)
+	}))
+	t.Cleanup(inner.Close)
+	iu := strings.Replace(inner.URL, "127.0.0.1", "localhost", 1)
+	outer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `<!doctype html><title>Late frame</title><p>outer</p>
+<script>addEventListener('DOMContentLoaded', () => { const f = document.createElement('iframe'); f.src = '%s/'; document.body.append(f); })</script>`, iu)
+	}))
+	t.Cleanup(outer.Close)
+	for _, c := range []struct {
+		name string
+		sup  *tabs.Supervisor
+	}{{"stealth", sup}, {"no stealth", newSupWith(t, func(o *tabs.Options) { o.NoStealth = true })}} {
+		name := "early-frame-" + strings.ReplaceAll(c.name, " ", "-")
+		t.Cleanup(func() { c.sup.Close(context.Background(), name, false, 0) })
+		if _, err := c.sup.Open(context.Background(), tabs.OpenOptions{Name: name, URL: outer.URL}); err != nil {
+			t.Fatal(err)
+		}
+		var attached int
+		var text string
+		err := c.sup.Run(context.Background(), name, 30*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
+			attached = tb.AttachedFrames()
+			obs, err := tb.Observe(ctx, tabs.ObserveOptions{})
+			if err == nil {
+				text = obs.Text()
+			}
+			return err
+		}))
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if attached != 1 {
+			t.Errorf("%s: %d out-of-process iframes attached when open returned, want 1", c.name, attached)
+		}
+		if !strings.Contains(text, "1 [Inner] @f1\n") {
+			t.Errorf("%s: the iframe's button is not in the observation:\n%s", c.name, text)
 		}
 	}
 }

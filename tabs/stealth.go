@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/target"
 
 	"github.com/tabpilot/tabpilot/stealth"
 )
@@ -29,7 +30,11 @@ func (s *Supervisor) stealthFlags() []string {
 // ctx bounds the wait.
 func installStealth(ctx context.Context, t *Tab) error {
 	errc := make(chan error, 1)
-	go func() { errc <- stealth.Install(t.Context(), t.sup.stealthOptions()) }()
+	o := t.sup.stealthOptions()
+	// The observation's session of an out-of-process iframe is attached
+	// once the patches let it run, while the page loads.
+	o.FrameStarted = func(target.ID) { t.FrameStarted() }
+	go func() { errc <- stealth.Install(t.Context(), o) }()
 	select {
 	case err := <-errc:
 		return err

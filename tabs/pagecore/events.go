@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
 	"github.com/tabpilot/tabpilot/errcode"
 )
 
@@ -155,6 +156,14 @@ func (t *Page) onEvent(ev any) {
 			t.st.kickLocked(now)
 		}
 		t.evMu.Unlock()
+	case *target.EventAttachedToTarget:
+		// An out-of-process iframe the auto-attach did not hold (without
+		// stealth: chromedp's flattened auto-attach) runs at once; one
+		// the stealth patches held is announced when they let it run
+		// (stealth.Options.FrameStarted).
+		if ev.TargetInfo != nil && ev.TargetInfo.Type == "iframe" && !ev.WaitingForDebugger {
+			t.FrameStarted()
+		}
 	case *inspector.EventTargetCrashed:
 		t.env.Crashed()
 		t.evMu.Lock()

@@ -28,6 +28,10 @@ type obsState struct {
 	// oopifs are the attached out-of-process iframe targets, by target
 	// id (which is the frame id of their top frame).
 	oopifs map[target.ID]*oopif
+	// attaching are the out-of-process iframes being attached, by target
+	// id: closed when done (or not), so that a second caller (the
+	// preparation, an observation) waits instead of attaching again.
+	attaching map[target.ID]chan struct{}
 	// worlds are the walker's isolated worlds, by session, frame and
 	// document.
 	worlds map[WorldKey]World
@@ -242,13 +246,38 @@ func (t *Page) FrameOrigin(ctx context.Context, s *chromedp.Target) (float64, fl
 // attaching to it (a chromedp context under the tab's, detached, never
 // closed, when the tab ends or the iframe goes) the first time.
 func (t *Page) attachFrame(ctx context.Context, ti *target.Info, parent *chromedp.Target) (*oopif, error) {
-	t.ob.mu.Lock()
-	if o := t.ob.oopifs[ti.TargetID]; o != nil {
-		o.parent, o.parentFrame = parent, ti.ParentFrameID
+	for {
+		t.ob.mu.Lock()
+		if o := t.ob.oopifs[ti.TargetID]; o != nil {
+			o.parent, o.parentFrame = parent, ti.ParentFrameID
+			t.ob.mu.Unlock()
+			return o, nil
+		}
+		busy := t.ob.attaching[ti.TargetID]
+		if busy == nil {
+			busy = make(chan struct{})
+			if t.ob.attaching == nil {
+				t.ob.attaching = map[target.ID]chan struct{}{}
+			}
+			t.ob.attaching[ti.TargetID] = busy
+			t.ob.mu.Unlock()
+			defer func() {
+				t.ob.mu.Lock()
+				delete(t.ob.attaching, ti.TargetID)
+				t.ob.mu.Unlock()
+				close(busy)
+			}()
+			break
+		}
 		t.ob.mu.Unlock()
-		return o, nil
+		// Another call attaches it (each attach is a dozen commands to
+		// the frame's renderer): wait for it, then take its session.
+		select {
+		case <-busy:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}
-	t.ob.mu.Unlock()
 	// The first Do binds the context's life: it has none of ctx's
 	// deadline, and ctx only bounds the wait.
 	fctx, cancel := chromedp.NewContext(t.ctx, chromedp.WithTargetID(ti.TargetID), chromedp.WithDetachOnCancel())
@@ -269,11 +298,6 @@ func (t *Page) attachFrame(ctx context.Context, ti *target.Info, parent *chromed
 	if t.ob.oopifs == nil {
 		t.ob.oopifs = map[target.ID]*oopif{}
 	}
-	if old := t.ob.oopifs[ti.TargetID]; old != nil {
-		t.ob.mu.Unlock()
-		go cancel()
-		return old, nil
-	}
 	t.ob.oopifs[ti.TargetID] = o
 	t.ob.mu.Unlock()
 	// The frame's world is made when its document loads, which is before
@@ -286,6 +310,15 @@ func (t *Page) attachFrame(ctx context.Context, ti *target.Info, parent *chromed
 		t.env.Log.Debug("listen to iframe", "tab", t.name, "url", ti.URL, "err", err)
 	}
 	return o, nil
+}
+
+// AttachedFrames returns the number of out-of-process iframes whose
+// sessions the observation holds: attached as they start (FrameStarted),
+// or by the first observation that found them (Frames).
+func (t *Page) AttachedFrames() int {
+	t.ob.mu.Lock()
+	defer t.ob.mu.Unlock()
+	return len(t.ob.oopifs)
 }
 
 // dropFrames detaches from the out-of-process iframes not in live.
