@@ -21,9 +21,10 @@ import (
 // fetch, XHR, script or frame document of the page in flight, settleQuiet
 // since a tracked request last started or ended or the DOM last changed
 // (counted from DOMContentLoaded: a page that was already quiet for it
-// when load fired does not wait it again), and two animation frames
-// rendered since load (settle.js), or, in a page that renders none (a
-// background tab), settleQuiet since load; at most settleMax past load.
+// when load fired does not wait it again; a frame's document that started
+// and ended before load is no change, see heldByLoad), and two animation
+// frames rendered since load (settle.js), or, in a page that renders none
+// (a background tab), settleQuiet since load; at most settleMax past load.
 // In a visible page, settle.js also confirms the DOM's quiet in the
 // page's own time, by a timer that fired on time: a renderer that did not
 // run (a busy page, a loaded machine) is no quiet page.
@@ -80,6 +81,31 @@ type settleState struct {
 type busyRequest struct {
 	url   string
 	frame cdp.FrameID
+	kind  network.ResourceType
+}
+
+// heldByLoad reports whether a request of kind that starts or ends now is
+// one the top document's load event waits for, with what it brings: a
+// frame's document, before the top document's load. A frame loads before
+// its parent does (HTML: an iframe delays its parent's load event), so by
+// the time load fires the frame's document has been parsed and run in its
+// frame; and the top document's DOM, which the settle watches, does not
+// change with it. Such a request is no change for the settle's quiet.
+// (A script that ended before load counts: a timer it set may render into
+// the top document after load. So does a fetch or XHR, whose response is
+// handled after it ends.)
+func (s *settleState) heldByLoad(kind network.ResourceType) bool {
+	return kind == network.ResourceTypeDocument && s.loaded != s.doc
+}
+
+// requestLocked records a tracked request's start or end: a change, unless
+// the load event still waits for it (heldByLoad); evMu is held.
+func (s *settleState) requestLocked(now time.Time, kind network.ResourceType) {
+	if s.heldByLoad(kind) {
+		s.wakeLocked()
+		return
+	}
+	s.kickLocked(now)
 }
 
 // kickLocked records a change and wakes the settle waiters; evMu is held.
@@ -163,35 +189,40 @@ func (t *Page) onSettleEventLocked(ev any) {
 				s.busy = map[network.RequestID]busyRequest{}
 			}
 			if len(s.busy) < 10000 {
-				s.busy[ev.RequestID] = busyRequest{ev.Request.URL, ev.FrameID}
+				s.busy[ev.RequestID] = busyRequest{ev.Request.URL, ev.FrameID, ev.Type}
 			}
 			if s.loaded == s.doc {
 				s.requests++
 			}
-			s.kickLocked(now)
+			s.requestLocked(now, ev.Type)
 		}
 	case *page.EventFrameDetached:
 		// With reason swap when the iframe moves to another process (the
 		// end of its document request is then reported in that process's
 		// session), remove when it goes: its requests end here.
-		n := len(s.busy)
+		n, held := len(s.busy), true
 		for id, r := range s.busy {
 			if r.frame == ev.FrameID {
 				delete(s.busy, id)
+				held = held && s.heldByLoad(r.kind)
 			}
 		}
-		if len(s.busy) != n {
+		switch {
+		case len(s.busy) == n:
+		case held:
+			s.wakeLocked()
+		default:
 			s.kickLocked(now)
 		}
 	case *network.EventLoadingFinished:
-		if _, ok := s.busy[ev.RequestID]; ok {
+		if r, ok := s.busy[ev.RequestID]; ok {
 			delete(s.busy, ev.RequestID)
-			s.kickLocked(now)
+			s.requestLocked(now, r.kind)
 		}
 	case *network.EventLoadingFailed:
-		if _, ok := s.busy[ev.RequestID]; ok {
+		if r, ok := s.busy[ev.RequestID]; ok {
 			delete(s.busy, ev.RequestID)
-			s.kickLocked(now)
+			s.requestLocked(now, r.kind)
 		}
 	case *runtime.EventBindingCalled:
 		if ev.Name != settleBinding {
