@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -396,25 +397,47 @@ func TestOpenSettledCrossSiteFrames(t *testing.T) {
 
 // TestOpenAttachesCrossSiteFrameEarly: the observation's session of a
 // cross-site iframe is attached while the page loads, as the iframe
-// starts (with stealth, once its patches let it run), not by the first
-// observation: when open returns, it is there. The iframe is added at
-// DOMContentLoaded, and its document holds the page's load 400 ms with an
-// image, so the attach has the time, and a preparation at
-// DOMContentLoaded could not have found the iframe.
+// starts (with stealth, once its patches let it run), not at the page's
+// load or by the first observation. The iframe is added at
+// DOMContentLoaded (a preparation then could not find it), and its image,
+// which holds the page's load, is answered only once the tab holds the
+// iframe's session, or after 10 s: a session that came only at load (or
+// later) shows as the image answered by the deadline.
 func TestOpenAttachesCrossSiteFrameEarly(t *testing.T) {
 	t.Parallel()
+	var cur struct {
+		sync.Mutex
+		sup       *tabs.Supervisor
+		name, why string
+	}
 	inner := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/img" {
-			time.Sleep(400 * time.Millisecond)
-			w.Header().Set("Content-Type", "image/gif")
-			w.Write(gif1x1)
+		if r.URL.Path != "/img" {
+			fmt.Fprint(w, `<!doctype html><button>Inner</button><img src="/img">`)
 			return
 		}
-		fmt.Fprint(w, `<!doctype html><button>Inner</button><img src="/img">`)
+		cur.Lock()
+		s, name := cur.sup, cur.name
+		cur.Unlock()
+		why := "deadline"
+		for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+			if tb, err := s.Tab(name); err == nil && tb.AttachedFrames() > 0 {
+				why = "attached"
+				break
+			}
+		}
+		cur.Lock()
+		cur.why = why
+		cur.Unlock()
+		w.Header().Set("Content-Type", "image/gif")
+		w.Write(gif1x1)
 	}))
 	t.Cleanup(inner.Close)
 	iu := strings.Replace(inner.URL, "127.0.0.1", "localhost", 1)
 	outer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/blank" {
+			fmt.Fprint(w, `<!doctype html><title>Blank</title>`)
+			return
+		}
 		fmt.Fprintf(w, `<!doctype html><title>Late frame</title><p>outer</p>
 <script>addEventListener('DOMContentLoaded', () => { const f = document.createElement('iframe'); f.src = '%s/'; document.body.append(f); })</script>`, iu)
 	}))
@@ -425,24 +448,34 @@ func TestOpenAttachesCrossSiteFrameEarly(t *testing.T) {
 	}{{"stealth", sup}, {"no stealth", newSupWith(t, func(o *tabs.Options) { o.NoStealth = true })}} {
 		name := "early-frame-" + strings.ReplaceAll(c.name, " ", "-")
 		t.Cleanup(func() { c.sup.Close(context.Background(), name, false, 0) })
+		if _, err := c.sup.Open(context.Background(), tabs.OpenOptions{Name: name, URL: outer.URL + "/blank"}); err != nil {
+			t.Fatal(err)
+		}
+		cur.Lock()
+		cur.sup, cur.name, cur.why = c.sup, name, ""
+		cur.Unlock()
 		if _, err := c.sup.Open(context.Background(), tabs.OpenOptions{Name: name, URL: outer.URL}); err != nil {
 			t.Fatal(err)
 		}
+		cur.Lock()
+		why := cur.why
+		cur.Unlock()
 		var attached int
 		var text string
 		err := c.sup.Run(context.Background(), name, 30*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
 			attached = tb.AttachedFrames()
 			obs, err := tb.Observe(ctx, tabs.ObserveOptions{})
-			if err == nil {
-				text = obs.Text()
+			if err != nil {
+				return err
 			}
-			return err
+			text = obs.Text()
+			return nil
 		}))
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		if attached != 1 {
-			t.Errorf("%s: %d out-of-process iframes attached when open returned, want 1", c.name, attached)
+		if why != "attached" || attached != 1 {
+			t.Errorf("%s: the iframe's image was answered by the %s, %d out-of-process iframes attached when open returned; want the session attached before the page's load", c.name, why, attached)
 		}
 		if !strings.Contains(text, "1 [Inner] @f1\n") {
 			t.Errorf("%s: the iframe's button is not in the observation:\n%s", c.name, text)
