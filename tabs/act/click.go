@@ -157,12 +157,7 @@ func (t *Actor) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionRe
 		Touched bool   `json:"touched"`
 		Moved   bool   `json:"moved"`
 	}
-	const check = `function(){
-  const c = this.__tpClick;
-  if (!c) return null;
-  return c.done();
-}`
-	err = t.callOn(checkCtx, el, check, &got)
+	err = t.callOn(checkCtx, el, actionableJS, &got, map[string]any{"done": true})
 	ph.log(t, el)
 	if checkCtx.Err() != nil && ctx.Err() == nil {
 		// Held past the commit wait by the navigation the click started.
@@ -214,7 +209,7 @@ func (t *Actor) disarm(el *element) {
 	go func() {
 		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
 		defer cancel()
-		_ = t.callOn(ctx, el, `function(){ if (this.__tpClick) this.__tpClick.done(); }`, nil)
+		_ = t.callOn(ctx, el, actionableJS, nil, map[string]any{"done": true})
 	}()
 }
 

@@ -228,7 +228,7 @@ type actState struct {
 	// Bg is true when the page is hidden (document.visibilityState): a
 	// background tab, which gets no animation frames.
 	Bg bool `json:"bg"`
-	// Shown is what the node shows (actionableShownJS), nil when it is
+	// Shown is what the node shows (actionableJS given row and key), nil when it is
 	// detached.
 	Shown *shownNow `json:"shown"`
 }
@@ -320,13 +320,12 @@ func (t *Actor) actionable(ctx context.Context, el *element, o actOpts, wait tim
 	net := t.InFlight()
 	for {
 		args := map[string]any{"enabled": o.enabled, "hitTest": o.hitTest, "arm": o.arm, "quick": o.quick}
-		fn := actionableJS
 		if w := el.shown; w != nil {
 			// The first check also compares what the node shows.
-			fn, args["row"], args["key"] = actionableShownJS, w.ref.Row, w.key
+			args["row"], args["key"] = w.ref.Row, w.key
 			st.Shown = nil
 		}
-		if err := t.callOn(ctx, el, fn, &st, args); err != nil {
+		if err := t.callOn(ctx, el, actionableJS, &st, args); err != nil {
 			return 0, 0, err
 		}
 		if w := el.shown; w != nil {

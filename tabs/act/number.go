@@ -162,10 +162,6 @@ func compareShown(el *element, w *shownWant, now *shownNow) error {
 	return nil
 }
 
-// actionableJS is the actionability check with the area box function in
-// place.
-var actionableJS = strings.Replace(js.Actionable, "/*AREABOX*/", js.AreaBox, 1)
-
 // shownNowJS is the body that computes what a node shows now
 // (shownNow's fields), given the label key it had (key). Whether that
 // label is elsewhere is asked only of a node in no list item or row,
@@ -187,26 +183,23 @@ const shownNowJS = `const shownNow = (node, key) => {
 // keys of js/rowkey.js), in the element's main world (checkShown).
 var shownJS = "function(key) {\n" + js.RowKey + "\n" + shownNowJS + "\nreturn shownNow(this, key);\n}"
 
-// actionableShownJS is the actionability check of an element by number,
-// with checkShown's comparison in the same call: when the node no longer
-// shows the list item or row it was numbered in (opts.row), or its old
-// label (opts.key) is now on another node, it returns {state: "shown"}
-// before the check has touched anything; else the check's result, with
-// what the node shows now (shown, as shownJS).
-var actionableShownJS = "async function (opts, self) {\nconst node = self || this;\n" + js.RowKey + "\n" + shownNowJS + `
-const shown = shownNow(node, opts.key);
-if (!shown || shown.row !== opts.row || shown.elsewhere) return { state: 'shown', shown };
-const r = await (` + actionableJS + `)(opts, node);
-if (r) r.shown = shown;
-return r;
-}`
+// actionableJS is the actionability check (an expression that evaluates
+// to it, js/actionable.js) with the area box function and checkShown's
+// comparison in place: given opts.row and opts.key, it returns {state:
+// "shown"} for a node that no longer shows the list item or row it was
+// numbered in, or whose old label (opts.key) is now on another node,
+// before the check touches anything; else the check's result, with what
+// the node shows now (shown, as shownJS).
+var actionableJS = strings.NewReplacer("/*AREABOX*/", js.AreaBox, "/*SHOWN*/", js.RowKey+"\n"+shownNowJS).Replace(js.Actionable)
 
-// HeldScripts are the function declarations every click calls on its
-// element (the actionability check, with and without the number's
-// comparison), for the page core to compile once per execution context
-// (pagecore.Env.HeldScripts, pagecore.Page.Held). Each is
-// `function(opts, self)`, self (else this) the element.
-var HeldScripts = []string{actionableJS, actionableShownJS}
+// HeldScripts are the function sources every click calls on its element
+// (the actionability check), for the page core to compile once per
+// execution context (pagecore.Env.HeldScripts, pagecore.Page.Held). Each
+// is `function(opts, self)`, self (else this) the element; the check
+// keeps its state between calls in its closure, so the calls of one
+// click must reach the same compiled function (they do: the click's
+// element stays in one context).
+var HeldScripts = []string{actionableJS}
 
 // held returns the held function of fn in el's context for a call with
 // nargs arguments, or "": a held function takes one (pagecore.HeldCall).

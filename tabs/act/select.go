@@ -155,6 +155,7 @@ func (t *Actor) selectWidget(ctx context.Context, el *element, values []string, 
 		return nil, err
 	}
 	res := &SelectResult{Target: el.desc}
+	var lastOpt *element // the option clicked last
 	for i, v := range values {
 		if i > 0 {
 			// The widget may have closed or re-rendered: match again, and
@@ -177,16 +178,16 @@ func (t *Actor) selectWidget(ctx context.Context, el *element, values []string, 
 				return nil, &pagecore.Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("select in %s: the options did not show again for %q", el.desc, v)}
 			}
 		}
-		// __tpPicked holds the matches of the last widgetOptions call, the
-		// current value's first.
-		idx := 0
-		opt, err := t.objOn(ctx, el, `function(i){ let el = this; if (el.tagName === 'LABEL' && el.control) el = el.control; return el.__tpPicked[i]; }`, idx)
+		// The option the last widgetOptions call matched for v, by
+		// reference.
+		opt, err := t.objOn(ctx, el, js.Select, "pick", []string{v})
 		if err != nil {
 			return nil, err
 		}
+		lastOpt = opt
 		name := v
-		if len(r.Names) > idx {
-			name = r.Names[idx]
+		if len(r.Names) > 0 {
+			name = r.Names[0]
 		}
 		opt.desc = fmt.Sprintf("option %q of %s", name, el.desc)
 		if err := t.clickElement(ctx, opt, time.Until(deadline)); err != nil {
@@ -202,8 +203,7 @@ func (t *Actor) selectWidget(ctx context.Context, el *element, values []string, 
 	}
 	// Verify: the options are aria-selected, or the widget shows the pick.
 	var after struct {
-		Shown  string `json:"shown"`
-		Picked []bool `json:"picked"`
+		Shown string `json:"shown"`
 	}
 	if err := t.callOn(ctx, el, js.Select, &after, "state", nil); err != nil {
 		var e *pagecore.Error
@@ -214,8 +214,8 @@ func (t *Actor) selectWidget(ctx context.Context, el *element, values []string, 
 	}
 	last := res.Selected[len(res.Selected)-1]
 	ok := after.Shown != before.Shown || strings.Contains(norm(after.Shown), norm(last))
-	for _, p := range after.Picked {
-		ok = ok || p
+	if !ok && lastOpt != nil {
+		_ = t.callOn(ctx, lastOpt, `function(){ return this.isConnected && this.getAttribute('aria-selected') === 'true'; }`, &ok)
 	}
 	if !ok {
 		return nil, &pagecore.Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("select %q in %s had no effect: the option was clicked but the widget still shows %q and the option is not aria-selected", last, el.desc, msg.Trim(after.Shown, 80))}

@@ -11,12 +11,52 @@
 // box, as DOM.getContentQuads gives it) and top=true when that frame is the
 // top-level one at scale 1, so the point needs no mapping, and bg=true when
 // the page is hidden (document.visibilityState). With opts.arm
-// it also arms the click (el.__tpClick, see arm below), so the caller can
-// tell whether the click that follows reached the element; with
-// opts.quick too, the verify call arms it. Called as a held function
-// (pagecore.HeldCall), it gets the element as self instead of this.
-async function (opts, self) {
+// it also arms the click (see arm below), so the caller can tell whether
+// the click that follows reached the element; with opts.quick too, the
+// verify call arms it. opts.done ends the element's armed click and
+// returns what its guard saw ({got, by, touched, moved}, null when none is
+// armed). With opts.row and opts.key (an element by number) it first
+// compares what the node shows (js/rowkey.js): when the node no longer
+// shows the list item or row it was numbered in, or its old label is now
+// on another node, it returns {state: "shown"} before touching anything;
+// every other result then carries what the node shows as shown.
+//
+// The source is an expression: it evaluates to the check, a
+// function(opts, self) whose state between calls (the armed click, the
+// watch for the mouse move, the last cover and disabled state seen) is in
+// this closure, not on the element or the window, where page scripts
+// would see it. The page core compiles it once per execution context
+// (pagecore.Page.Held) and calls it with the element as self; the state
+// lives as long as that compiled function.
+(() => {
+/*SHOWN*/
+// clicks: element → its armed click ({st, done}); covers: target → the
+// last cover seen ({cover, box}); disabled: the targets the last check
+// saw disabled; watches: target → the watch for the click's mouse move.
+const clicks = new WeakMap();
+const covers = new WeakMap();
+const disabled = new WeakSet();
+const watches = new WeakMap();
+// disarm ends the click armed last in this world (a new arm ends it).
+let disarm = null;
+return async function (opts, self) {
   const el = self || this;
+  if (opts.done) {
+    const c = clicks.get(el);
+    return c ? c.done() : null;
+  }
+  let shown;
+  if ('row' in opts) {
+    shown = shownNow(el, opts.key);
+    if (!shown || shown.row !== opts.row || shown.elsewhere) return { state: 'shown', shown };
+  }
+  const r = await check(opts, el);
+  if (r && shown) r.shown = shown;
+  return r;
+};
+
+// check is the actionability check proper, of el.
+async function check(opts, el) {
   const describe = (e) => {
     if (!e) return 'nothing';
     let s = e.tagName.toLowerCase();
@@ -36,10 +76,10 @@ async function (opts, self) {
   // guard lets everything through once the click event has passed (a
   // dialog its handler opens leaves the caller no chance to end it), and a
   // new arm in this world ends the last one. The caller's check
-  // (el.__tpClick.done) ends it and reads what it saw; else it ends by
+  // (opts.done) ends it and reads what it saw; else it ends by
   // itself after 3 s.
   const arm = (target) => {
-    if (typeof globalThis.__tpDisarm === 'function') globalThis.__tpDisarm();
+    if (disarm) disarm();
     // moved: the target's box was not the armed one when the guard
     // stopped an event (a mouseover handler moved it off the pointer).
     const st = { got: false, by: '', over: false, touched: false, moved: false };
@@ -81,17 +121,18 @@ async function (opts, self) {
       st.over = true;
       for (const w of wins) for (const t of types) w.removeEventListener(t, guard, true);
       el.removeEventListener('click', onClick, true);
-      if (globalThis.__tpDisarm === unhook) delete globalThis.__tpDisarm;
+      if (disarm === unhook) disarm = null;
     };
     timer = setTimeout(unhook, 3000);
-    globalThis.__tpDisarm = unhook;
+    disarm = unhook;
     // done ends the guard and gives what it saw, once.
     const done = () => {
       unhook();
-      if (el.__tpClick && el.__tpClick.st === st) delete el.__tpClick;
+      if (clicks.get(el) === click) clicks.delete(el);
       return st;
     };
-    el.__tpClick = { st, done };
+    const click = { st, done };
+    clicks.set(el, click);
   };
   if (!el.isConnected) return { state: 'detached' };
   const target = el.nodeType === 1 ? el : el.parentElement;
@@ -157,10 +198,10 @@ async function (opts, self) {
   // last check saw with the target's box unchanged (same: the cover
   // stays; the caller fails fast on a cover that stays).
   const covered = (cover, why) => {
-    const prev = target.__tpCover;
+    const prev = covers.get(target);
     const box = rect();
     const same = !!prev && prev.cover === cover && !moved(prev.box, box);
-    target.__tpCover = { cover, box };
+    covers.set(target, { cover, box });
     const busy = document.readyState !== 'complete' || !document.getAnimations || document.getAnimations().length > 0;
     return { state: 'covered', by: describe(cover), why, same, busy, tag: describe(target) };
   };
@@ -177,7 +218,7 @@ async function (opts, self) {
     }
     const label = target.labels && hit && Array.from(target.labels).some((l) => l === hit || l.contains(hit));
     if (!hit || (!inside(hit, x, y) && !label)) return covered(hit, '');
-    delete target.__tpCover;
+    covers.delete(target);
     return null;
   };
   // nextFrame resolves after the page's next animation frame (its
@@ -196,8 +237,8 @@ async function (opts, self) {
   // watch for the click's mouse move (see below); without a move seen, or
   // in a background page, the check waits for a frame of its own.
   if (opts.verify) {
-    const w = target.__tpMoveWatch;
-    delete target.__tpMoveWatch;
+    const w = watches.get(target);
+    watches.delete(target);
     if (w) {
       w.end();
       if (!w.moved) await nextFrame();
@@ -220,12 +261,12 @@ async function (opts, self) {
     if (dis) {
       // same: the last check saw it disabled too (the caller fails fast on
       // a control that stays disabled on a page at rest).
-      const same = target.__tpDisabled === true;
-      target.__tpDisabled = true;
+      const same = disabled.has(target);
+      disabled.add(target);
       const busy = document.readyState !== 'complete' || !document.getAnimations || document.getAnimations().length > 0;
       return { state: 'disabled', same, busy, tag: describe(target) };
     }
-    delete target.__tpDisabled;
+    disabled.delete(target);
   }
   // Stable: the same box one animation frame later, or two while the
   // document runs CSS animations, transitions or Web Animations (a frame
@@ -250,13 +291,13 @@ async function (opts, self) {
     r2 = rect();
     if (moved(r1, r2)) return { state: 'unstable', tag: describe(target) };
   } else {
-    if (target.__tpMoveWatch) target.__tpMoveWatch.end();
+    if (watches.has(target)) watches.get(target).end();
     const w = { moved: false, end: null };
     const onMove = (e) => { if (e.isTrusted) { w.moved = true; w.end(); } };
     const timer = setTimeout(() => w.end(), 3000);
     w.end = () => { clearTimeout(timer); window.removeEventListener('mousemove', onMove, true); };
     window.addEventListener('mousemove', onMove, true);
-    target.__tpMoveWatch = w;
+    watches.set(target, w);
   }
   // The centre of the first box with an area (a link that wraps has one
   // per line, and the centre of their union may be on neither).
@@ -280,3 +321,4 @@ async function (opts, self) {
   // where it gets no animation frames.
   return { state: 'ok', x, y, box: r2, top, tag: describe(target), bg: document.visibilityState === 'hidden' };
 }
+})()

@@ -15,12 +15,16 @@
 // that opens one), it finds the listbox (aria-controls, aria-owns, the
 // element itself, else the visible listboxes of the document), matches the
 // values against its [role=option] elements by accessible name first, then
-// by value (data-value, value attribute), and keeps the matches on the
-// element as __tpPicked for the caller to click. Returns {found: false}
-// while no option is visible, {missing, options}, or {picked: n}.
+// by value (data-value, value attribute). Returns {found: false} while no
+// option is visible, {missing, options}, or {picked: n, names}.
+//
+// mode "pick": as "widget" for one value, and returns its option element
+// (by reference, for the caller to click), or the reply of "widget" when
+// no option matches. Nothing is kept on the page between calls: a page
+// script sees no property of tabpilot's on its elements.
 //
 // mode "state": the widget's shown value (an input's value, else its text)
-// and the aria-selected state of the picked options, to verify the pick.
+// and its aria-expanded, to verify the pick.
 function (mode, values) {
   const norm = (s) => (s || '').replace(/\s+/g, ' ').trim();
   let el = this;
@@ -69,10 +73,9 @@ function (mode, values) {
   const valueOf = (o) => o.getAttribute('data-value') || o.getAttribute('value') || '';
   if (mode === 'state') {
     const shown = el.tagName === 'INPUT' || el.tagName === 'TEXTAREA' ? el.value : norm(el.innerText);
-    const picked = (el.__tpPicked || []).map((o) => o.isConnected && o.getAttribute('aria-selected') === 'true');
-    return { shown, picked, expanded: el.getAttribute('aria-expanded') };
+    return { shown, expanded: el.getAttribute('aria-expanded') };
   }
-  // mode 'widget'
+  // mode 'widget' or 'pick'
   let boxes = [...byIds('aria-controls'), ...byIds('aria-owns')];
   if (el.matches('[role=listbox]') || el.querySelector('[role=option]')) boxes.unshift(el);
   boxes = boxes.filter((b) => b.matches('[role=listbox]') || b.querySelector('[role=option]'));
@@ -94,6 +97,6 @@ function (mode, values) {
     if (o.getAttribute('aria-disabled') === 'true') return { error: 'option "' + nameOf(o) + '" is disabled' };
     if (!picked.includes(o)) picked.push(o);
   }
-  el.__tpPicked = picked;
+  if (mode === 'pick') return picked[0];
   return { picked: picked.length, names: picked.map(nameOf) };
 }
