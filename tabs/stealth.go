@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/chromedp/cdproto/emulation"
-	"github.com/chromedp/cdproto/target"
 
 	"github.com/tabpilot/tabpilot/stealth"
 )
@@ -33,7 +32,7 @@ func installStealth(ctx context.Context, t *Tab) error {
 	o := t.sup.stealthOptions()
 	// The observation's session of an out-of-process iframe is attached
 	// once the patches let it run, while the page loads.
-	o.FrameStarted = func(target.ID) { t.FrameStarted() }
+	o.FrameStarted = t.FrameStarted
 	go func() { errc <- stealth.Install(t.Context(), o) }()
 	select {
 	case err := <-errc:

@@ -162,7 +162,13 @@ func (t *Page) onEvent(ev any) {
 		// the stealth patches held is announced when they let it run
 		// (stealth.Options.FrameStarted).
 		if ev.TargetInfo != nil && ev.TargetInfo.Type == "iframe" && !ev.WaitingForDebugger {
-			t.FrameStarted()
+			t.FrameStarted(ev.TargetInfo.TargetID)
+		}
+	case *target.EventTargetInfoChanged:
+		// chromedp's Target.setDiscoverTargets on the page's session
+		// reports every target's changes here.
+		if ev.TargetInfo != nil && ev.TargetInfo.Type == "iframe" {
+			t.FrameCommitted(ev.TargetInfo.TargetID, ev.TargetInfo.URL)
 		}
 	case *inspector.EventTargetCrashed:
 		t.env.Crashed()

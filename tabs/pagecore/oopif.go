@@ -32,6 +32,11 @@ type obsState struct {
 	// id: closed when done (or not), so that a second caller (the
 	// preparation, an observation) waits instead of attaching again.
 	attaching map[target.ID]chan struct{}
+	// starting are the out-of-process iframes that started (FrameStarted)
+	// before the navigation to their document committed: Target.getTargets
+	// lists such a target only from that commit, which
+	// Target.targetInfoChanged announces (FrameCommitted).
+	starting map[target.ID]bool
 	// worlds are the walker's isolated worlds, by session, frame and
 	// document.
 	worlds map[WorldKey]World
@@ -295,6 +300,7 @@ func (t *Page) attachFrame(ctx context.Context, ti *target.Info, parent *chromed
 	}
 	o := &oopif{cancel: cancel, t: chromedp.FromContext(fctx).Target, parent: parent, parentFrame: ti.ParentFrameID}
 	t.ob.mu.Lock()
+	delete(t.ob.starting, ti.TargetID)
 	if t.ob.oopifs == nil {
 		t.ob.oopifs = map[target.ID]*oopif{}
 	}

@@ -247,13 +247,49 @@ func (t *Page) prepareObservation() {
 	}
 }
 
-// FrameStarted tells the tab that an out-of-process iframe of its page
-// has started (its target attached and, when the stealth patches held it
-// with waitForDebuggerOnStart, patched and let run): the preparation of
-// the next observation attaches to it now, while the page loads, instead
-// of after the top document's load (attaching is a dozen commands to the
-// frame's renderer, about 35 ms). It returns at once.
-func (t *Page) FrameStarted() { t.env.Go(t.prepareObservation) }
+// FrameStarted tells the tab that the out-of-process iframe target id of
+// its page has started (its target attached and, when the stealth patches
+// held it with waitForDebuggerOnStart, patched and let run): the
+// preparation of the next observation attaches to it now, while the page
+// loads, instead of after the top document's load (attaching is a dozen
+// commands to the frame's renderer, about 35 ms). The auto-attach reports
+// the target as its cross-site navigation gets ready to commit, before
+// Target.getTargets lists it (the frame's document is still the parent's
+// initial one until the commit), so the iframe is also remembered for
+// FrameCommitted. It returns at once.
+func (t *Page) FrameStarted(id target.ID) {
+	t.ob.mu.Lock()
+	if _, ok := t.ob.oopifs[id]; !ok {
+		if t.ob.starting == nil || len(t.ob.starting) >= startingMax {
+			t.ob.starting = map[target.ID]bool{}
+		}
+		t.ob.starting[id] = true
+	}
+	t.ob.mu.Unlock()
+	t.env.Go(t.prepareObservation)
+}
+
+// startingMax bounds the started iframes remembered: those that never
+// commit (a navigation cancelled) are forgotten when it is reached.
+const startingMax = 64
+
+// FrameCommitted tells the tab that the target id changed its info
+// (Target.targetInfoChanged) to show the document url: for an iframe that
+// started before its navigation committed (FrameStarted), that is the
+// commit, from which Target.getTargets lists it, so the preparation
+// attaches to it now. Other targets are ignored.
+func (t *Page) FrameCommitted(id target.ID, url string) {
+	if url == "" {
+		return
+	}
+	t.ob.mu.Lock()
+	started := t.ob.starting[id]
+	delete(t.ob.starting, id)
+	t.ob.mu.Unlock()
+	if started {
+		t.env.Go(t.prepareObservation)
+	}
+}
 
 // prepareFrames is one pass of prepareObservation.
 func (t *Page) prepareFrames() {
