@@ -156,6 +156,7 @@ func (t *Actor) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionRe
 		By      string `json:"by"`
 		Touched bool   `json:"touched"`
 		Moved   bool   `json:"moved"`
+		Reached bool   `json:"reached"`
 	}
 	err = t.callOn(checkCtx, el, actionableJS, &got, map[string]any{"done": true})
 	ph.log(t, el)
@@ -178,7 +179,15 @@ func (t *Actor) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionRe
 		if got.By != "" {
 			return nil, false, &pagecore.Error{Code: errcode.NotActionable, Msg: el.desc + " did not receive the click: " + got.By + " was on top of it at that moment, and tabpilot stopped the click from reaching it"}
 		}
-		return nil, false, &pagecore.Error{Code: errcode.NotActionable, Msg: el.desc + " did not receive the click event (a page listener stopped it before it got there, or another element took it)"}
+		if !got.Reached {
+			return nil, false, &pagecore.Error{Code: errcode.NotActionable, Msg: el.desc + " did not receive the click event (a page listener stopped it before it got there, or another element took it)"}
+		}
+		// The click went to the element, as a person's would, and a
+		// listener of the page on its way (a delegating one on the
+		// document or an ancestor) stopped it there: the page had it,
+		// and may have acted on it. Not an error: a caller that took it
+		// for one would click again, and act twice.
+		res.Note = "a listener of the page on an ancestor (such as a delegating one on the document) stopped the click event before it reached " + el.desc + "; the page had the click and may have handled it there"
 	}
 	// The check's reply, on the top page's session, came after the events
 	// the renderer sent before it.

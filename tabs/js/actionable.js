@@ -82,7 +82,11 @@ async function check(opts, el) {
     if (disarm) disarm();
     // moved: the target's box was not the armed one when the guard
     // stopped an event (a mouseover handler moved it off the pointer).
-    const st = { got: false, by: '', over: false, touched: false, moved: false };
+    // reached: the trusted click event, on its way to the element (its
+    // path holds it), passed the window's capture phase: a page listener
+    // that then stopped it short of the element (event delegation on the
+    // document, say) had it.
+    const st = { got: false, by: '', over: false, touched: false, moved: false, reached: false };
     const box0 = rect();
     // The content slotted into the target is the target too.
     const ok = [el, ...(target.labels ? Array.from(target.labels) : []), ...slotted()];
@@ -99,7 +103,11 @@ async function check(opts, el) {
         setTimeout(unhook, 0);
       }
       if (!e.isTrusted) return;
-      if (mine(e)) { st.touched = true; return; }
+      if (mine(e)) {
+        st.touched = true;
+        if (e.type === 'click') st.reached = true;
+        return;
+      }
       e.stopImmediatePropagation();
       e.preventDefault();
       if (!st.by) {

@@ -948,3 +948,25 @@ return await tab.evaluate(() => report());`)
 		t.Fatalf("the page saw %q, want %q", got, want)
 	}
 }
+
+// TestClickDelegatedStop: a click that a page's delegating capture
+// listener on the document stops short of the button (after acting on it)
+// is no error, since a caller that took it for one would act twice: it
+// succeeds with a note saying the page stopped it on the way; a click that
+// a window capture listener registered before tabpilot's guard swallows
+// is still an error, and neither is repeated.
+func TestClickDelegatedStop(t *testing.T) {
+	t.Parallel()
+	name := openAt(t, pages(t)+"/pages/delegate.html", tabs.OpenOptions{})
+	got := result(t, name, `const r = await tab.click('#del'); return r.note || 'no note'`)
+	if !strings.Contains(got, "stopped the click event before it reached") {
+		t.Fatalf("click on a delegated button: note %q, want one saying the page stopped the click on the way", got)
+	}
+	_, err := run(t, name, `await tab.click('#inert')`, 10*time.Second)
+	if errcode.Of(err) != errcode.NotActionable || !strings.Contains(err.Error(), "did not receive the click event") {
+		t.Fatalf("click on a swallowed button: %v (%s), want not_actionable, did not receive", err, errcode.Of(err))
+	}
+	if log := result(t, name, `return JSON.stringify(await tab.evaluate(() => log))`); log != `["deleted","swallowed"]` {
+		t.Fatalf("the page logged %s, want one click each", log)
+	}
+}
