@@ -121,7 +121,8 @@ details.x, details.y give the scroll position after it.`,
 the element that --selector names is visible (or in the --state given); or
 until the URL matches PATTERN (a glob: * within a path segment, ** across;
 a pattern starting with / is on the current origin), and the page loaded;
-or until the document reached STATE (load or domcontentloaded). It fails
+or until the document reached STATE (load, domcontentloaded or networkidle:
+loaded and no request in flight for 500 ms). It fails
 with timeout, naming what it waited for.`,
 			flags: waitFlags},
 		{name: "back", args: "", method: "back",
