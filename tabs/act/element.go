@@ -220,7 +220,8 @@ type actState struct {
 	Top bool `json:"top"`
 	// Why says what covers the element: "" another element at its
 	// centre, "modal" a modal dialog it is outside of, "inert" an inert
-	// ancestor. Same is true when the last check saw the same cover over
+	// ancestor, "nopointer" pointer-events: none on it (By is what is
+	// behind). Same is true when the last check saw the same cover over
 	// the same box; Busy while the document loads or animates.
 	Why  string `json:"why"`
 	Same bool   `json:"same"`
@@ -439,10 +440,15 @@ func notActionable(el *element, st *actState) error {
 			why = "is outside the open modal dialog " + st.By + ": the rest of the page is inert and gets no clicks while it is open; close the dialog first"
 		case "inert":
 			why = "is inert (inside " + st.By + ", which has the inert attribute): it gets no clicks"
+		case "nopointer":
+			why = "has pointer-events: none (its own style or an ancestor's), so the pointer goes through it to " + st.By + "; a person's click could not reach it either"
 		default:
 			why = "is covered by " + st.By + ", which would receive the click; close or remove it first"
 		}
 		hint = "Click the overlay's own button first (observe lists it: accept, close, dismiss). A cover that stays " + coverSettle.String() + " fails the action without waiting for its timeout."
+		if st.Why == "nopointer" {
+			hint = "Pages set pointer-events: none on what they do not want clicked yet (while loading, or until a form is valid): do first what enables it. One that stays so " + coverSettle.String() + " fails the action without waiting for its timeout."
+		}
 	default:
 		why = "is not actionable (" + st.State + ")"
 	}

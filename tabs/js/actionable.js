@@ -5,7 +5,7 @@
 // "unstable", "covered" (with a description of the element that receives
 // the pointer at the centre, or of what makes the target inert: why is
 // "modal" for an open modal dialog it is outside of, "inert" for an inert
-// ancestor; same when the last check saw the same cover over the same
+// ancestor, "nopointer" when it has pointer-events: none; same when the last check saw the same cover over the same
 // box, busy while the document loads or animates), or "ok" with the
 // centre point in the frame's viewport coordinates (of the element's first
 // box, as DOM.getContentQuads gives it) and top=true when that frame is the
@@ -225,7 +225,11 @@ async function check(opts, el) {
       hit = inner;
     }
     const label = target.labels && hit && Array.from(target.labels).some((l) => l === hit || l.contains(hit));
-    if (!hit || (!inside(hit, x, y) && !label)) return covered(hit, '');
+    if (!hit || (!inside(hit, x, y) && !label)) {
+      // pointer-events: none (its own, or inherited) lets the pointer
+      // through to what is behind it: that is no cover to wait for.
+      return covered(hit, getComputedStyle(target).pointerEvents === 'none' ? 'nopointer' : '');
+    }
     covers.delete(target);
     return null;
   };

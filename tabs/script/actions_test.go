@@ -760,6 +760,7 @@ func TestClickCoverFailsFast(t *testing.T) {
 		{"cookie", "div#cookie-backdrop.backdrop"},
 		{"modal", "outside the open modal dialog dialog#consent"},
 		{"inert", "is inert (inside main#page"},
+		{"nopointer", "has pointer-events: none (its own style or an ancestor's), so the pointer goes through it to main#page"},
 	} {
 		t.Run(c.cover, func(t *testing.T) {
 			name := openAt(t, base+c.cover, tabs.OpenOptions{})
