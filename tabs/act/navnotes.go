@@ -26,6 +26,9 @@ func (t *Actor) noteNavigation(ctx context.Context, m pagecore.NavMark, res *Act
 		// the same document, so the numbers stand, but what it shows is
 		// waited for as after a load.
 		if note := t.AwaitRouteSettled(ctx); note != "" {
+			if res.Note != "" {
+				note = res.Note + "; " + note
+			}
 			res.Note = note
 		}
 	}

@@ -955,7 +955,8 @@ return await tab.evaluate(() => report());`)
 // is no error, since a caller that took it for one would act twice: it
 // succeeds with a note saying the page stopped it on the way; a click that
 // a window capture listener registered before tabpilot's guard swallows
-// is still an error, and neither is repeated.
+// is still an error, and neither is repeated; the stop's note is kept
+// beside a route change's.
 func TestClickDelegatedStop(t *testing.T) {
 	t.Parallel()
 	name := openAt(t, pages(t)+"/pages/delegate.html", tabs.OpenOptions{})
@@ -967,7 +968,13 @@ func TestClickDelegatedStop(t *testing.T) {
 	if errcode.Of(err) != errcode.NotActionable || !strings.Contains(err.Error(), "did not receive the click event") {
 		t.Fatalf("click on a swallowed button: %v (%s), want not_actionable, did not receive", err, errcode.Of(err))
 	}
-	if log := result(t, name, `return JSON.stringify(await tab.evaluate(() => log))`); log != `["deleted","swallowed"]` {
+	// A delegated click that changes the route keeps both notes: the stop
+	// on the way, and the route change's view still changing.
+	got = result(t, name, `const r = await tab.click('#route'); return r.note || 'no note'`)
+	if !strings.Contains(got, "stopped the click event before it reached") || !strings.Contains(got, "after the route change") {
+		t.Fatalf("click on a delegated route button: note %q, want the stop and the unsettled route change", got)
+	}
+	if log := result(t, name, `return JSON.stringify(await tab.evaluate(() => log))`); log != `["deleted","swallowed","routed"]` {
 		t.Fatalf("the page logged %s, want one click each", log)
 	}
 }
