@@ -19,7 +19,10 @@ import (
 // heldGroup), which the calls pass as an argument to a one-line
 // declaration (HeldCall): such a function is `function(opts, self)`, and
 // self is its element. A held function is no global and no property of
-// anything: no page script can reach it. It goes with its context.
+// anything: no page script can reach it. It goes with its context, and
+// so does the state a closure among them keeps (the click's guard): a
+// call that falls back to sending the source (Held returned "") gets a
+// fresh closure, without it.
 
 // heldGroup is the object group of the held functions.
 const heldGroup = "tabpilot-held"

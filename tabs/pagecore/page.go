@@ -124,8 +124,10 @@ type Env struct {
 	Headless bool
 	// worldScript is compiled in each isolated world the page makes.
 	WorldScript string
-	// HeldScripts are function declarations the actions call on elements
-	// often enough to compile once per execution context (Held).
+	// HeldScripts are the sources of functions the actions call on
+	// elements often enough to compile once per execution context (Held):
+	// each a function expression, or an expression that evaluates to one
+	// (a closure that keeps state between calls, out of the page's reach).
 	HeldScripts []string
 	// topNavigated is called, from the event loop, when the top frame
 	// commits a document (restored: from the back/forward cache).
