@@ -5,8 +5,9 @@
 // "unstable", "covered" (with a description of the element that receives
 // the pointer at the centre, or of what makes the target inert: why is
 // "modal" for an open modal dialog it is outside of, "inert" for an inert
-// ancestor, "nopointer" when it has pointer-events: none; same when the last check saw the same cover over the same
-// box, busy while the document loads or animates), or "ok" with the
+// ancestor, "nopointer" when it has pointer-events: none; same when the
+// last check saw the same cover over the same box, busy while the
+// document loads or animates), or "ok" with the
 // centre point in the frame's viewport coordinates (of the element's first
 // box, as DOM.getContentQuads gives it) and top=true when that frame is the
 // top-level one at scale 1, so the point needs no mapping, and bg=true when
@@ -14,9 +15,9 @@
 // it also arms the click (see arm below), so the caller can tell whether
 // the click that follows reached the element; with opts.quick too, the
 // verify call arms it. opts.done ends the element's armed click and
-// returns what its guard saw ({got, by, touched, moved}, null when none is
-// armed). With opts.row and opts.key (an element by number) it first
-// compares what the node shows (js/rowkey.js): when the node no longer
+// returns what its guard saw ({got, by, touched, moved, reached}, null
+// when none is armed). With opts.row and opts.key (an element by number)
+// it first compares what the node shows (js/rowkey.js): when the node no longer
 // shows the list item or row it was numbered in, or its old label is now
 // on another node, it returns {state: "shown"} before touching anything;
 // every other result then carries what the node shows as shown.

@@ -168,7 +168,7 @@ func (t *Page) onEvent(ev any) {
 		// chromedp's Target.setDiscoverTargets on the page's session
 		// reports every target's changes here.
 		if ev.TargetInfo != nil && ev.TargetInfo.Type == "iframe" {
-			t.FrameCommitted(ev.TargetInfo.TargetID, ev.TargetInfo.URL)
+			t.frameCommitted(ev.TargetInfo.TargetID, ev.TargetInfo.URL)
 		}
 	case *inspector.EventTargetCrashed:
 		t.env.Crashed()

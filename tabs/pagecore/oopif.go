@@ -35,7 +35,7 @@ type obsState struct {
 	// starting are the out-of-process iframes that started (FrameStarted)
 	// before the navigation to their document committed: Target.getTargets
 	// lists such a target only from that commit, which
-	// Target.targetInfoChanged announces (FrameCommitted).
+	// Target.targetInfoChanged announces (frameCommitted).
 	starting map[target.ID]bool
 	// worlds are the walker's isolated worlds, by session, frame and
 	// document.

@@ -256,7 +256,7 @@ func (t *Page) prepareObservation() {
 // the target as its cross-site navigation gets ready to commit, before
 // Target.getTargets lists it (the frame's document is still the parent's
 // initial one until the commit), so the iframe is also remembered for
-// FrameCommitted. It returns at once.
+// frameCommitted. It returns at once.
 func (t *Page) FrameStarted(id target.ID) {
 	t.ob.mu.Lock()
 	if _, ok := t.ob.oopifs[id]; !ok {
@@ -273,12 +273,12 @@ func (t *Page) FrameStarted(id target.ID) {
 // commit (a navigation cancelled) are forgotten when it is reached.
 const startingMax = 64
 
-// FrameCommitted tells the tab that the target id changed its info
+// frameCommitted tells the tab that the target id changed its info
 // (Target.targetInfoChanged) to show the document url: for an iframe that
 // started before its navigation committed (FrameStarted), that is the
 // commit, from which Target.getTargets lists it, so the preparation
 // attaches to it now. Other targets are ignored.
-func (t *Page) FrameCommitted(id target.ID, url string) {
+func (t *Page) frameCommitted(id target.ID, url string) {
 	if url == "" {
 		return
 	}
