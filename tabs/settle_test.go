@@ -3,6 +3,7 @@ package tabs_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -166,6 +167,22 @@ document.getElementById('search').onkeydown = (e) => { if (e.key === 'Enter') sh
 	})
 	mux.HandleFunc("/app/frame", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><p>frame</p><script>onmessage = (e) => history.pushState({}, '', '/app/frame' + e.data);</script>`)
+	})
+	// Pages with no script element that still run something of their
+	// own after load, 30 ms in: a body onload handler, an image's onerror
+	// handler, and a same-origin iframe's script writing into its parent.
+	const later = `setTimeout(() => { const p = document.createElement('p'); p.textContent = '%s'; document.body.append(p); }, 30)`
+	mux.HandleFunc("/onload", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `<!doctype html><title>Onload</title><body onload="%s"><h1>Handler page</h1></body>`, fmt.Sprintf(later, "Added by onload"))
+	})
+	mux.HandleFunc("/onerror", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `<!doctype html><title>Onerror</title><h1>Broken image</h1><img alt="" src="/missing.png" onerror="%s">`, fmt.Sprintf(later, "Added by onerror"))
+	})
+	mux.HandleFunc("/framewriter", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Frame writer</title><h1>Parent</h1><iframe src="/framewriter/inner"></iframe>`)
+	})
+	mux.HandleFunc("/framewriter/inner", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `<!doctype html><p>inner</p><script>%s</script>`, strings.Replace(fmt.Sprintf(later, "Added by the frame"), "document.", "parent.document.", -1))
 	})
 	s := httptest.NewServer(mux)
 	t.Cleanup(s.Close)
@@ -579,6 +596,78 @@ func TestRouteChangeSettles(t *testing.T) {
 		}
 		if want := ps.URL + strings.SplitN(c.want, ":", 2)[0]; known != want {
 			t.Errorf("%s: the tab's URL is %q, want %q", c.act, known, want)
+		}
+	}
+}
+
+// settleLog keeps the "settled" debug records of a supervisor's logger:
+// their tab and whether the wait found a document without scripts.
+type settleLog struct {
+	mu     sync.Mutex
+	static map[string]bool
+}
+
+func (l *settleLog) Enabled(context.Context, slog.Level) bool { return true }
+func (l *settleLog) WithAttrs([]slog.Attr) slog.Handler       { return l }
+func (l *settleLog) WithGroup(string) slog.Handler            { return l }
+func (l *settleLog) Handle(_ context.Context, r slog.Record) error {
+	if r.Message != "settled" {
+		return nil
+	}
+	var tab string
+	static := false
+	r.Attrs(func(a slog.Attr) bool {
+		switch a.Key {
+		case "tab":
+			tab = a.Value.String()
+		case "static":
+			static = a.Value.Bool()
+		}
+		return true
+	})
+	l.mu.Lock()
+	l.static[tab] = static
+	l.mu.Unlock()
+	return nil
+}
+
+// TestOpenSettledStatic: a document without scripts of its own is
+// settled at its load event, without the settle's window (the debug log
+// says so); documents without a script element that still run something
+// 30 ms after load (a body onload handler, an image's onerror handler, a
+// same-origin iframe's script writing into its parent) are waited for as
+// scripted pages are, and observed with what they added.
+func TestOpenSettledStatic(t *testing.T) {
+	t.Parallel()
+	ps := settlePages(t)
+	log := &settleLog{static: map[string]bool{}}
+	s := newSupWith(t, func(o *tabs.Options) { o.Logger = slog.New(log) })
+	openOn(t, s, "warm", "/form")
+	for _, c := range []struct {
+		path, want string
+		static     bool
+	}{
+		{"/static", "Static page", true},
+		{"/onload", "Added by onload", false},
+		{"/onerror", "Added by onerror", false},
+		{"/framewriter", "Added by the frame", false},
+	} {
+		name := strings.TrimPrefix(c.path, "/")
+		res, err := s.Open(context.Background(), tabs.OpenOptions{Name: name, URL: ps.URL + c.path})
+		if err != nil {
+			t.Fatalf("open %s: %v", c.path, err)
+		}
+		if len(res.Notes) != 0 {
+			t.Logf("open %s: notes %q", c.path, res.Notes)
+		}
+		if text := observeText(t, s, name); !strings.Contains(text, c.want) {
+			t.Errorf("open %s, then observe: %q does not have %q", c.path, text, c.want)
+		}
+		log.mu.Lock()
+		static, ok := log.static[name]
+		log.mu.Unlock()
+		if !ok || static != c.static {
+			t.Errorf("open %s: settled as a document without scripts: %v (logged: %v), want %v", c.path, static, ok, c.static)
 		}
 	}
 }

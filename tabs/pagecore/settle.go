@@ -31,6 +31,10 @@ import (
 // The frames are the page's own work after load: its load listeners, the
 // timers of no delay, promise callbacks and animation-frame callbacks they
 // queue, and the fetches they start, which then count as in flight.
+// A top document that settle.js finds at load to run no script of its own
+// (no script element, frame, object, embed or meta refresh, no handler
+// attribute of an event that fires without an action) is settled at load:
+// nothing of its own can change it after that.
 const (
 	settleQuiet = 50 * time.Millisecond
 	settleMax   = 500 * time.Millisecond
@@ -60,6 +64,9 @@ type settleState struct {
 	// page's own time pass after (-1: none yet). The page is quiet in its
 	// own time when quietAfter >= batch.
 	batch, quietAfter int
+	// static is the loader of the last top document settle.js found at
+	// its load to run no script of its own.
+	static cdp.LoaderID
 	// scripted is the loader of the last top document settle.js reported
 	// its visibility in, at DOMContentLoaded (before that document's load
 	// event); hidden whether that document was hidden at the last report.
@@ -238,6 +245,13 @@ func (t *Page) onSettleEventLocked(ev any) {
 		if s.ready == "" || s.ready != s.doc {
 			break
 		}
+		if ev.Payload == "static" {
+			// settle.js, first of the load listeners: the document
+			// runs no script of its own.
+			s.static = s.doc
+			s.wakeLocked()
+			break
+		}
 		if ev.Payload == "frames" {
 			// settle.js: two animation frames rendered since load.
 			if s.loaded == s.doc {
@@ -273,7 +287,8 @@ func (t *Page) onSettleEventLocked(ev any) {
 // DOMContentLoaded, confirmed in the page's own time by settle.js in a
 // visible page, and two animation frames rendered since load (or
 // settleQuiet since load in a hidden page, which renders none); at most
-// settleMax past load. A document that commits meanwhile (a redirect by script) is
+// settleMax past load; a document without scripts of its own, at load. A
+// document that commits meanwhile (a redirect by script) is
 // waited for in its turn. It returns early, with no note, when a dialog no policy
 // handles opens, the tab dies or ctx ends; and with a note naming what
 // was still busy when a limit ran out. Everything it waits on is an event
@@ -321,6 +336,14 @@ func (t *Page) awaitQuiet(ctx context.Context, loadLimit time.Duration, route bo
 			if capFor != s.doc {
 				capFor = s.doc
 				capC = time.After(time.Until(start.Add(settleMax)))
+			}
+			if len(s.busy) == 0 && !route && s.static == s.doc {
+				// A document without scripts of its own has nothing
+				// left to do after load.
+				after := now.Sub(start)
+				t.evMu.Unlock()
+				t.env.Log.Debug("settled", "tab", t.name, "static", true, "after", after)
+				return ""
 			}
 			if len(s.busy) == 0 {
 				// The quiet is counted from the last change, or from
