@@ -488,3 +488,26 @@ func TestClickOntoAFailedPageSaysSo(t *testing.T) {
 		}
 	}
 }
+
+// TestObserveSVGLinks: links drawn in SVG (<a href> and the older
+// xlink:href, whose href property is an SVGAnimatedString, not a string)
+// are observed as links beside an HTML one, and a click on one follows
+// it. The walk used to send the SVGAnimatedString as the link's URL, and
+// the whole observation failed to decode.
+func TestObserveSVGLinks(t *testing.T) {
+	t.Parallel()
+	s := obsServer(t)
+	tab := obsOpen(t, s.URL+"/o/svglink.html")
+	o := obsObserve(t, tab, tabs.ObserveOptions{})
+	for _, name := range []string{"HTML link", "SVG link", "Old SVG link"} {
+		obsOne(t, o, "link", name)
+	}
+	if _, err := obsClick(t, tab, obsOne(t, o, "link", "SVG link").ID); err != nil {
+		t.Fatalf("click the SVG link: %v", err)
+	}
+	var title string
+	obsEval(t, tab, "document.title", &title)
+	if title != "Page B" {
+		t.Errorf("after a click on the SVG link: title %q, want Page B", title)
+	}
+}

@@ -248,8 +248,10 @@ function (opts, anchor, ...clickables) {
   function implicitRole(el, tag) {
     switch (tag) {
       // An anchor without a target that handles clicks is a link too (as
-      // in Chrome's accessibility tree).
-      case 'a': case 'area': return el.hasAttribute('href') || el.hasAttribute('onclick') || clickSet.has(el) ? 'link' : '';
+      // in Chrome's accessibility tree); an SVG one may name its target
+      // with xlink:href (SVG-AAM).
+      case 'a': case 'area': return el.hasAttribute('href') || el.hasAttributeNS('http://www.w3.org/1999/xlink', 'href') ||
+        el.hasAttribute('onclick') || clickSet.has(el) ? 'link' : '';
       case 'button': return 'button';
       case 'input': {
         const t = (el.getAttribute('type') || '').toLowerCase();
@@ -602,6 +604,17 @@ function (opts, anchor, ...clickables) {
       } catch (e) {
         modalDlg = null;
       }
+    }
+
+    // linkURL is the absolute URL a link goes to. An SVG <a>'s href is an
+    // SVGAnimatedString (its baseVal the attribute's text), not a string;
+    // it is resolved against the element's base URL, as an HTML link's is.
+    function linkURL(el) {
+      const h = el.href;
+      if (typeof h === 'string') return h || el.getAttribute('href') || '';
+      const raw = h && typeof h.baseVal === 'string' ? h.baseVal
+        : (el.getAttribute('href') || el.getAttributeNS('http://www.w3.org/1999/xlink', 'href') || '');
+      try { return raw ? new URL(raw, el.baseURI).href : ''; } catch (_) { return raw; }
     }
 
     // areas adds the links of an image map, with their boxes.
@@ -1090,7 +1103,7 @@ function (opts, anchor, ...clickables) {
       const lk = labelKey(el);
       if (lk) it.lk = lk;
       if (tag === 'select' && role === 'combobox') it.o = Array.from(el.options, (o) => cap(clean(o.label || o.textContent), 80));
-      if (role === 'link') it.u = el.href || el.getAttribute('href') || '';
+      if (role === 'link') it.u = linkURL(el);
       // A canvas, an image, or a control with nothing inside to aim at
       // shows its box, for a click at a point.
       const aim = role === 'canvas' || tag === 'img' || (kind === 'c' && !el.firstElementChild && !clean(el.textContent));
