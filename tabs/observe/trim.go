@@ -64,7 +64,9 @@ func TrimWith(o *Observation, opts TrimOptions) (*Observation, int) {
 	cost := make([]int, len(o.Elements))
 	full := o.render(nil, cost)
 	if len(full) <= budget && unnumbered == 0 {
-		cp.Elements = slices.Clone(o.Elements)
+		// Never nil: elements is a list on every door, an empty one on a
+		// page with nothing to act on (a run's obs.elements.find works).
+		cp.Elements = append(make([]Element, 0, len(o.Elements)), o.Elements...)
 		return &cp, 0
 	}
 	// The cut observation ends with a line counting what was left out and

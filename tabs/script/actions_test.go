@@ -978,3 +978,16 @@ func TestClickDelegatedStop(t *testing.T) {
 		t.Fatalf("the page logged %s, want one click each", log)
 	}
 }
+
+// TestObserveEmptyPage: on a page with nothing to act on, tab.observe()
+// gives an empty list of elements, not null, so that code written for
+// the README's obs.elements.find(…) runs on it.
+func TestObserveEmptyPage(t *testing.T) {
+	t.Parallel()
+	name := openAt(t, "data:text/html,<title>Nothing</title><p>Only text.</p>", tabs.OpenOptions{})
+	got := result(t, name, `const obs = await tab.observe();
+return JSON.stringify(obs.elements) + '|' + String(obs.elements.find(e => e.role === 'button'));`)
+	if got != "[]|undefined" {
+		t.Errorf("observe of an empty page: %q, want an empty list", got)
+	}
+}
