@@ -196,6 +196,13 @@ func (t *Page) onEvent(ev any) {
 				t.docStatus = map[cdp.LoaderID]int64{}
 			}
 			t.docStatus[ev.LoaderID] = ev.Response.Status
+			for k := range ev.Response.Headers {
+				if strings.EqualFold(k, "refresh") {
+					// The document goes elsewhere on its own: no
+					// document settled at load (see settleState).
+					t.st.refresh = ev.LoaderID
+				}
+			}
 			t.evMu.Unlock()
 		}
 	case *network.EventLoadingFinished:

@@ -33,8 +33,9 @@ import (
 // queue, and the fetches they start, which then count as in flight.
 // A top document that settle.js finds at load to run no script of its own
 // (no script element, frame, object, embed or meta refresh, no handler
-// attribute of an event that fires without an action) is settled at load:
-// nothing of its own can change it after that.
+// attribute of an event that fires without an action, in the document and
+// its open shadow roots), and whose response had no Refresh header, is
+// settled at load: no code of its own runs after that.
 const (
 	settleQuiet = 50 * time.Millisecond
 	settleMax   = 500 * time.Millisecond
@@ -65,8 +66,10 @@ type settleState struct {
 	// own time when quietAfter >= batch.
 	batch, quietAfter int
 	// static is the loader of the last top document settle.js found at
-	// its load to run no script of its own.
-	static cdp.LoaderID
+	// its load to run no script of its own; refresh that of the last one
+	// whose response had a Refresh header (which settle.js cannot see:
+	// such a document navigates on its own, as a meta refresh does).
+	static, refresh cdp.LoaderID
 	// scripted is the loader of the last top document settle.js reported
 	// its visibility in, at DOMContentLoaded (before that document's load
 	// event); hidden whether that document was hidden at the last report.
@@ -337,7 +340,7 @@ func (t *Page) awaitQuiet(ctx context.Context, loadLimit time.Duration, route bo
 				capFor = s.doc
 				capC = time.After(time.Until(start.Add(settleMax)))
 			}
-			if len(s.busy) == 0 && !route && s.static == s.doc {
+			if len(s.busy) == 0 && !route && s.static == s.doc && s.refresh != s.doc {
 				// A document without scripts of its own has nothing
 				// left to do after load.
 				after := now.Sub(start)
