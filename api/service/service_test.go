@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -232,5 +233,45 @@ func TestOpenReportsHTTPStatus(t *testing.T) {
 	res = svc.Open(ctx, &api.OpenRequest{Common: api.Common{Name: "st"}, URL: srv.URL + "/", WaitUntil: "load"})
 	if res.IsError || strings.Contains(res.Text(), "HTTP") || res.Details["status"] != int64(200) {
 		t.Fatalf("open of a 200: %s %v", res.Text(), res.Details["status"])
+	}
+}
+
+// TestReloadSaysWhatItWaitedFor: a reload of a page whose image never
+// ends returns after the wait for load (5 s) with the note saying so, in
+// the text and in details.notes, as open gives its notes.
+func TestReloadSaysWhatItWaitedFor(t *testing.T) {
+	t.Parallel()
+	done := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/never.png" {
+			w.Header().Set("Content-Type", "image/png")
+			w.WriteHeader(200)
+			w.(http.Flusher).Flush()
+			select {
+			case <-done:
+			case <-r.Context().Done():
+			}
+			return
+		}
+		fmt.Fprint(w, `<!doctype html><title>Hung image</title><h1>Waiting</h1><img alt="" src="/never.png">`)
+	}))
+	defer srv.Close()
+	defer close(done)
+	svc := newService(t)
+	ctx := context.Background()
+	if res, err := svc.Call(ctx, "open", json.RawMessage(`{"name":"hung","url":"`+srv.URL+`/","wait_until":"domcontentloaded"}`)); err != nil || res.IsError {
+		t.Fatalf("open: %v %v", err, res)
+	}
+	res, err := svc.Call(ctx, "reload", json.RawMessage(`{"name":"hung"}`))
+	if err != nil || res.IsError {
+		t.Fatalf("reload: %v %v", err, res)
+	}
+	b, _ := json.Marshal(res.Details)
+	var d struct {
+		Notes []string `json:"notes"`
+	}
+	json.Unmarshal(b, &d)
+	if len(d.Notes) != 1 || !strings.Contains(d.Notes[0], "had not fired load within 5s") || !strings.Contains(res.Text(), "Note: "+d.Notes[0]) {
+		t.Errorf("reload of a page that never loads: %q, notes %q", res.Text(), d.Notes)
 	}
 }

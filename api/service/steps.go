@@ -241,6 +241,14 @@ func (s *Service) Nav(ctx context.Context, method string, r *api.NavRequest) (re
 		details["dialog"] = res.Dialog
 	}
 	text += " (observe again)"
+	// What the wait saw (the page had not fired load, or had not settled),
+	// as open says it.
+	for _, n := range res.Notes {
+		text += "\nNote: " + n
+	}
+	if len(res.Notes) > 0 {
+		details["notes"] = res.Notes
+	}
 	return &api.Result{Content: []api.Content{api.TextContent(text)}, Details: details}
 }
 
