@@ -32,7 +32,9 @@ func Errorf(code errcode.Code, format string, args ...any) *Error {
 }
 
 // CDPErr turns an error from a CDP call into a coded error: a deadline is a
-// timeout, a detached target or lost browser is not_alive, anything else
+// timeout, a detached target or lost browser is not_alive, a document (or
+// execution context) that went with a navigation under the call is
+// script_error with a hint to run it again on the new page, anything else
 // keeps its code or becomes internal. what names the operation.
 func CDPErr(what string, err error) error {
 	if err == nil {
@@ -50,7 +52,8 @@ func CDPErr(what string, err error) error {
 		return &Error{Code: errcode.NotAlive, Msg: what + ": the tab is gone (" + err.Error() + ")", Err: ErrNotAlive}
 	case errors.Is(err, context.Canceled):
 		return &Error{Code: errcode.Timeout, Msg: what + ": cancelled", Err: err}
-	case strings.Contains(err.Error(), "Inspected target navigated or closed"), strings.Contains(err.Error(), "Execution context was destroyed"):
+	case strings.Contains(err.Error(), "Inspected target navigated or closed"), strings.Contains(err.Error(), "Execution context was destroyed"),
+		strings.Contains(err.Error(), "Cannot find context with specified id"):
 		// The document the call ran in went away under it.
 		return &Error{Code: errcode.ScriptError, Msg: what + ": the page navigated while it ran, and its result is lost", Err: err,
 			Hint: "Run it again on the new page; if the navigation is expected, wait for it first (tab.waitForUrl)."}
