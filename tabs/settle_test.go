@@ -175,7 +175,9 @@ document.getElementById('search').onkeydown = (e) => { if (e.key === 'Enter') sh
 	// another. Each adds a line from a timer of no delay set at load,
 	// which the settle waits for (the frames after load).
 	const later = `setTimeout(() => { const p = document.createElement('p'); p.textContent = '%s'; document.body.append(p); }, 0)`
-	atLoad := func(text string) string { return "window.addEventListener('load', () => " + fmt.Sprintf(later, text) + ")" }
+	atLoad := func(text string) string {
+		return "window.addEventListener('load', () => " + fmt.Sprintf(later, text) + ")"
+	}
 	mux.HandleFunc("/onload", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, `<!doctype html><title>Onload</title><body onload="%s"><h1>Handler page</h1></body>`, fmt.Sprintf(later, "Added by onload"))
 	})
