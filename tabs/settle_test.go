@@ -197,6 +197,14 @@ document.getElementById('search').onkeydown = (e) => { if (e.key === 'Enter') sh
 		w.Header().Set("Refresh", "0; url=/spa")
 		fmt.Fprint(w, `<!doctype html><title>Refreshed</title><h1>Moving on</h1>`)
 	})
+	// A page that sends itself on at load to a page served after 1.5 s.
+	mux.HandleFunc("/mover", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Mover</title><meta http-equiv="refresh" content="0;url=/latecomer"><h1>Moving on</h1>`)
+	})
+	mux.HandleFunc("/latecomer", func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(1500 * time.Millisecond)
+		fmt.Fprint(w, `<!doctype html><title>Latecomer</title><h1>Arrived late</h1>`)
+	})
 	mux.HandleFunc("/shadowscript", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, `<!doctype html><title>Shadow script</title><h1>Host page</h1><div><template shadowrootmode="open"><p>shadow</p><script>%s</script></template></div>`,
 			atLoad("Added from the shadow root"))
@@ -312,6 +320,24 @@ func TestOpenSettledNeverIdle(t *testing.T) {
 	}
 	if text := observeText(t, s, "never"); !strings.Contains(text, "Live feed") {
 		t.Errorf("observe: %q", text)
+	}
+}
+
+// TestOpenSettledRedirectPending: a page whose meta refresh sends it at
+// load to a page its server answers after 1.5 s returns with a note that
+// names the navigation it was still making, not "not settled (1
+// pending)" of a request the page never made itself.
+func TestOpenSettledRedirectPending(t *testing.T) {
+	t.Parallel()
+	ps := settlePages(t)
+	s := newSup(t)
+	res, err := s.Open(context.Background(), tabs.OpenOptions{Name: "mover", URL: ps.URL + "/mover"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "500ms after load the page was still navigating to " + ps.URL + "/latecomer"
+	if len(res.Notes) != 1 || !strings.HasPrefix(res.Notes[0], want) {
+		t.Errorf("notes %q, want one starting %q", res.Notes, want)
 	}
 }
 

@@ -427,11 +427,21 @@ func (t *Page) awaitQuiet(ctx context.Context, loadLimit time.Duration, route bo
 func (t *Page) settleNote() string {
 	t.evMu.Lock()
 	urls := make([]string, 0, len(t.st.busy))
+	var nav string
 	for _, r := range t.st.busy {
+		if r.kind == network.ResourceTypeDocument && r.frame == cdp.FrameID(t.targetID) {
+			// The page's own navigation (a meta refresh, a redirect by
+			// script) whose server has not answered.
+			nav = msg.Trim(r.url, 120)
+			continue
+		}
 		urls = append(urls, msg.Trim(r.url, 120))
 	}
 	mutating := !t.st.mutated.IsZero() && time.Since(t.st.mutated) < settleQuiet
 	t.evMu.Unlock()
+	if nav != "" {
+		return fmt.Sprintf("%v after load the page was still navigating to %s (its own redirect; the server had not answered)", settleMax, nav)
+	}
 	sort.Strings(urls)
 	var what []string
 	if n := len(urls); n > 0 {
