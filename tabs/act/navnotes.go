@@ -74,7 +74,9 @@ func (t *Actor) settleNavigation(ctx context.Context, res *ActionResult) {
 // committed yet.
 func (t *Actor) notePending(res *ActionResult) {
 	if u := t.PendingNavigation(); u != "" {
-		note := fmt.Sprintf("the navigation to %s has not committed yet (its server has not answered); the page holds other calls until it does", u)
+		// Not "the server has not answered": it may have, a moment ago
+		// (a page that sent itself on at once, by a meta refresh).
+		note := fmt.Sprintf("the navigation to %s has not committed yet; the page holds other calls until it does", u)
 		if res.Note != "" {
 			note = res.Note + "; " + note
 		}
