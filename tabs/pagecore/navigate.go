@@ -86,7 +86,7 @@ func NormWaitUntil(w string) (string, error) {
 	case "settled", "load", "domcontentloaded", "networkidle0", "networkidle2":
 		return w, nil
 	}
-	return "", Errorf(errcode.BadRequest, "invalid wait_until %q: use "+WaitUntilList, w)
+	return "", Errorf(errcode.BadRequest, "invalid wait %q (wait_until, or waitUntil in a run): use "+WaitUntilList, w)
 }
 
 // Navigate vets the URL with the supervisor's Guard (when set), navigates,
