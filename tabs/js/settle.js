@@ -24,6 +24,14 @@
 //     removed itself before load (watching every parsed node for one cost
 //     a large page 10 to 25% of its load time) and one in a closed
 //     declarative shadow root.
+//   - "untimed", from the first idle callback after the first animation
+//     frame after load, when the page has never set a timer, asked for an
+//     animation frame or an idle callback (Chromium numbers each of the
+//     three in one sequence per document for all its worlds: an id taken
+//     here, less the ones this world took, counts the page's), has no
+//     frame, object or embed, and no CSS or Web animation runs: nothing
+//     of the page's is scheduled. (A worker's message, an IndexedDB read,
+//     scheduler.postTask are not counted.)
 //   - "visible" or "hidden" (document.visibilityState) at DOMContentLoaded
 //     and at each change: a hidden page (a background tab) renders no
 //     frames, and its timers are throttled. Reported at DOMContentLoaded,
@@ -38,6 +46,12 @@
   // and again after each click, key press or form submission (listeners
   // of this world, unseen by the page), when a single-page app may change
   // its route.
+  // This world's own timers, animation frames and idle callbacks, taken
+  // through these three, are counted for "untimed".
+  const own = {t: 0, r: 0, i: 0};
+  const timer = (f, ms) => { own.t++; return setTimeout(f, ms); };
+  const frame = (f) => { own.r++; return requestAnimationFrame(f); };
+  const idle = (f) => { own.i++; return requestIdleCallback(f); };
   let mo = null;
   let off = 0;
   let batch = 0;
@@ -47,7 +61,7 @@
     const n = batch;
     const wait = () => {
       const due = performance.now() + __QUIET__;
-      quietTimer = setTimeout(() => {
+      quietTimer = timer(() => {
         if (performance.now() - due > __QUIET__ / 2) wait();
         else report('quiet ' + n);
       }, __QUIET__);
@@ -63,7 +77,7 @@
     if (document.readyState !== 'complete') return;
     observe();
     clearTimeout(off);
-    off = setTimeout(() => { mo.disconnect(); mo = null; }, __MAX__);
+    off = timer(() => { mo.disconnect(); mo = null; }, __MAX__);
   };
   // The handler attributes that run only on an action of a person (or of
   // tabpilot's, which waits for what follows an action on its own). Those
@@ -112,6 +126,21 @@
       return false; // whatever went wrong, the usual settle
     }
   };
+  const noop = () => {};
+  const untimed = () => {
+    try {
+      const t = timer(noop, 0);
+      clearTimeout(t);
+      const r = frame(noop);
+      cancelAnimationFrame(r);
+      const i = idle(noop);
+      cancelIdleCallback(i);
+      return t === own.t && r === own.r && i === own.i &&
+        !document.querySelector('iframe, frame, object, embed') && document.getAnimations().length === 0;
+    } catch (_) {
+      return false;
+    }
+  };
   const visibility = () => report(document.visibilityState === 'hidden' ? 'hidden' : 'visible');
   addEventListener('DOMContentLoaded', () => {
     visibility();
@@ -126,7 +155,13 @@
     // The first frame after load runs what load's listeners queued for
     // it, the second what that frame queued; the report is a task after
     // the second, so the mutations of both frames come before it.
-    requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() => report('frames'), 0)));
+    // After the first, once the renderer is idle (the tasks that frame
+    // queued, such as intersection observers' callbacks, have run): has
+    // the page anything scheduled?
+    frame(() => {
+      idle(() => { if (untimed()) report('untimed'); });
+      frame(() => timer(() => report('frames'), 0));
+    });
   }, {once: true});
   for (const type of ['click', 'keydown', 'submit']) addEventListener(type, arm, true);
 })();

@@ -35,7 +35,13 @@ import (
 // (no script element, frame, object, embed or meta refresh, no handler
 // attribute of an event that fires without an action, in the document and
 // its open shadow roots), and whose response had no Refresh header, is
-// settled at load: no code of its own runs after that.
+// settled at load: no code of its own runs after that. One with scripts
+// that has nothing scheduled (settle.js's "untimed": no timer, animation
+// frame or idle callback ever asked for, no frame, object or embed, no
+// running animation), with no request of the page's, image, media or font
+// in flight and no WebSocket or EventSource, is settled once settle.js
+// found so, idle after the first frame past load, if nothing changed
+// since.
 const (
 	settleQuiet = 50 * time.Millisecond
 	settleMax   = 500 * time.Millisecond
@@ -70,6 +76,17 @@ type settleState struct {
 	// whose response had a Refresh header (which settle.js cannot see:
 	// such a document navigates on its own, as a meta refresh does).
 	static, refresh cdp.LoaderID
+	// untimed is the loader of the last top document settle.js found,
+	// after load, with nothing of the page's scheduled, and untimedAt
+	// when that report came; streams that of the last one that opened a
+	// WebSocket or an EventSource (a page can render what they bring).
+	// images are the top frame's image, media and font requests in
+	// flight: their load events (and document.fonts.ready) can run the
+	// page's code.
+	untimed, streams cdp.LoaderID
+	untimedAt        time.Time
+	images           map[network.RequestID]bool
+	imageAt          time.Time // the last end of one of images
 	// scripted is the loader of the last top document settle.js reported
 	// its visibility in, at DOMContentLoaded (before that document's load
 	// event); hidden whether that document was hidden at the last report.
@@ -170,6 +187,7 @@ func (t *Page) onSettleEventLocked(ev any) {
 		if ev.Frame.ParentID == "" {
 			s.doc = ev.Frame.LoaderID
 			clear(s.busy)
+			clear(s.images)
 			s.batch, s.quietAfter = 0, -1
 			if ev.Type == page.NavigationTypeBackForwardCacheRestore {
 				// A page restored from the back/forward cache loaded
@@ -192,7 +210,20 @@ func (t *Page) onSettleEventLocked(ev any) {
 			s.wakeLocked() // load is no change of the page
 			t.env.Go(t.prepareObservation)
 		}
+	case *network.EventWebSocketCreated:
+		s.streams = s.doc
 	case *network.EventRequestWillBeSent:
+		switch ev.Type {
+		case network.ResourceTypeImage, network.ResourceTypeMedia, network.ResourceTypeFont:
+			if ev.FrameID == cdp.FrameID(t.targetID) && len(s.images) < 10000 {
+				if s.images == nil {
+					s.images = map[network.RequestID]bool{}
+				}
+				s.images[ev.RequestID] = true
+			}
+		case network.ResourceTypeEventSource:
+			s.streams = s.doc
+		}
 		switch ev.Type {
 		case network.ResourceTypeFetch, network.ResourceTypeXHR, network.ResourceTypeDocument, network.ResourceTypeScript:
 			if s.busy == nil {
@@ -225,11 +256,19 @@ func (t *Page) onSettleEventLocked(ev any) {
 			s.kickLocked(now)
 		}
 	case *network.EventLoadingFinished:
+		if s.images[ev.RequestID] {
+			delete(s.images, ev.RequestID)
+			s.imageAt = now
+		}
 		if r, ok := s.busy[ev.RequestID]; ok {
 			delete(s.busy, ev.RequestID)
 			s.requestLocked(now, r.kind)
 		}
 	case *network.EventLoadingFailed:
+		if s.images[ev.RequestID] {
+			delete(s.images, ev.RequestID)
+			s.imageAt = now
+		}
 		if r, ok := s.busy[ev.RequestID]; ok {
 			delete(s.busy, ev.RequestID)
 			s.requestLocked(now, r.kind)
@@ -253,6 +292,15 @@ func (t *Page) onSettleEventLocked(ev any) {
 			// runs no script of its own.
 			s.static = s.doc
 			s.wakeLocked()
+			break
+		}
+		if ev.Payload == "untimed" {
+			// settle.js, idle after the first frame past load: the
+			// page has nothing scheduled.
+			if s.loaded == s.doc {
+				s.untimed, s.untimedAt = s.doc, now
+				s.wakeLocked()
+			}
 			break
 		}
 		if ev.Payload == "frames" {
@@ -290,7 +338,8 @@ func (t *Page) onSettleEventLocked(ev any) {
 // DOMContentLoaded, confirmed in the page's own time by settle.js in a
 // visible page, and two animation frames rendered since load (or
 // settleQuiet since load in a hidden page, which renders none); at most
-// settleMax past load; a document without scripts of its own, at load. A
+// settleMax past load; a document without scripts of its own, at load,
+// and one with nothing scheduled, idle after its first frame. A
 // document that commits meanwhile (a redirect by script) is
 // waited for in its turn. It returns early, with no note, when a dialog no policy
 // handles opens, the tab dies or ctx ends; and with a note naming what
@@ -346,6 +395,15 @@ func (t *Page) awaitQuiet(ctx context.Context, loadLimit time.Duration, route bo
 				after := now.Sub(start)
 				t.evMu.Unlock()
 				t.env.Log.Debug("settled", "tab", t.name, "static", true, "after", after)
+				return ""
+			}
+			if len(s.busy) == 0 && len(s.images) == 0 && !route && s.untimed == s.doc && s.untimedAt.After(s.last) && s.untimedAt.After(s.imageAt) &&
+				s.refresh != s.doc && s.streams != s.doc {
+				// Nothing of the page's is scheduled, nothing is in
+				// flight, and nothing changed since settle.js saw so.
+				after := now.Sub(start)
+				t.evMu.Unlock()
+				t.env.Log.Debug("settled", "tab", t.name, "untimed", true, "after", after)
 				return ""
 			}
 			if len(s.busy) == 0 {
