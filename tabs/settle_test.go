@@ -201,9 +201,11 @@ document.getElementById('search').onkeydown = (e) => { if (e.key === 'Enter') sh
 	// and schedules nothing; the others add a line after load, each by
 	// something it schedules or waits for: a timer of no delay, an
 	// animation frame, an idle callback, an image answered after 150 ms,
-	// the end of a CSS animation of 60 ms. (The image, answered 300 ms in,
-	// and the animation's end come after the usual settle too: of those
-	// two, only that they keep the page off the fast path is checked.)
+	// the end of a CSS animation of 60 ms (in the document, and in an open
+	// shadow root), a style sheet or a preload answered after 300 ms.
+	// (The image, the sheet, the preload and the animations' ends come
+	// after the usual settle too: of those, only that they keep the page
+	// off the fast path is checked.)
 	mux.HandleFunc("/inline", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><title>Inline</title><main id=m></main><script>document.getElementById('m').textContent = 'Rendered inline';</script>`)
 	})
@@ -219,6 +221,15 @@ document.getElementById('search').onkeydown = (e) => { if (e.key === 'Enter') sh
 	scripted("/viaimage", "Image", "<h1>Image</h1>", `addEventListener('load', () => { const i = new Image(); i.onload = () => { `+fmt.Sprintf(addLine, "Added when the image came")+` }; i.src = '/framed.png'; document.body.append(i); });`)
 	scripted("/viaanimation", "Animation", `<style>@keyframes k { from { opacity: 0 } to { opacity: 1 } } #a { animation: k 60ms }</style><h1 id=a>Animation</h1>`,
 		`document.getElementById('a').addEventListener('animationend', () => { `+fmt.Sprintf(addLine, "Added when it ended")+` });`)
+	scripted("/viasheet", "Sheet", "<h1>Sheet</h1>", `addEventListener('load', () => { const l = document.createElement('link'); l.rel = 'stylesheet'; l.href = '/slowsheet'; l.onload = () => { `+fmt.Sprintf(addLine, "Added when the sheet came")+` }; document.head.append(l); });`)
+	mux.HandleFunc("/slowsheet", func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(300 * time.Millisecond)
+		w.Header().Set("Content-Type", "text/css")
+		fmt.Fprint(w, "h1 { color: teal }")
+	})
+	scripted("/viapreload", "Preload", `<link rel=preload as=fetch crossorigin href="/slowsheet" onload="document.body.append('Preloaded')"><h1>Preload</h1>`, `document.title = 'Preload';`)
+	scripted("/viashadowanimation", "Shadow animation", `<div id=host></div>`,
+		`const sr = document.getElementById('host').attachShadow({mode: 'open'}); sr.innerHTML = '<style>@keyframes k { from { opacity: 0 } to { opacity: 1 } } p { animation: k 60ms }</style><p>in the shadow</p>'; sr.querySelector('p').addEventListener('animationend', () => { `+fmt.Sprintf(addLine, "Added when it ended")+` });`)
 	// A page that sends itself on at load to a page served after 1.5 s.
 	mux.HandleFunc("/mover", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><title>Mover</title><meta http-equiv="refresh" content="0;url=/latecomer"><h1>Moving on</h1>`)
@@ -708,8 +719,9 @@ func (l *settleLog) Handle(_ context.Context, r slog.Record) error {
 // without the settle's window (the debug log says so, for one of three
 // opens); pages that add a
 // line after load by what they schedule or wait for (a timer of no
-// delay, an animation frame, an idle callback, an image, the end of a CSS
-// animation) are waited for as before, and observed with what they add.
+// delay, an animation frame, an idle callback, an image, a style sheet,
+// the end of a CSS animation in the document or a shadow root) are waited
+// for as before, and observed with what they add.
 func TestOpenSettledUntimed(t *testing.T) {
 	t.Parallel()
 	ps := settlePages(t)
@@ -747,6 +759,9 @@ func TestOpenSettledUntimed(t *testing.T) {
 		{"/viaidle", "Added when idle", false},
 		{"/viaimage", "", false},
 		{"/viaanimation", "", false},
+		{"/viasheet", "", false},
+		{"/viapreload", "", false},
+		{"/viashadowanimation", "", false},
 		{"/spa", "Inventory: 42 widgets", false},
 	} {
 		name := strings.TrimPrefix(c.path, "/")

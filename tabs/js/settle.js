@@ -29,9 +29,12 @@
 //     animation frame or an idle callback (Chromium numbers each of the
 //     three in one sequence per document for all its worlds: an id taken
 //     here, less the ones this world took, counts the page's), has no
-//     frame, object or embed, and no CSS or Web animation runs: nothing
-//     of the page's is scheduled. (A worker's message, an IndexedDB read,
-//     scheduler.postTask are not counted.)
+//     frame, object or embed, and no CSS or Web animation runs in the
+//     document or its open shadow roots: nothing of the page's is
+//     scheduled. Not counted: work handed to other threads (a decode, a
+//     digest, a worker, IndexedDB), scheduler.postTask and
+//     AbortSignal.timeout delays, an animation of no element in the
+//     document, a popup's timers.
 //   - "visible" or "hidden" (document.visibilityState) at DOMContentLoaded
 //     and at each change: a hidden page (a background tab) renders no
 //     frames, and its timers are throttled. Reported at DOMContentLoaded,
@@ -135,8 +138,15 @@
       cancelAnimationFrame(r);
       const i = idle(noop);
       cancelIdleCallback(i);
-      return t === own.t && r === own.r && i === own.i &&
-        !document.querySelector('iframe, frame, object, embed') && document.getAnimations().length === 0;
+      if (t !== own.t || r !== own.r || i !== own.i || document.querySelector('iframe, frame, object, embed')) return false;
+      // No running animation, in the document or its open shadow roots.
+      const roots = [document];
+      while (roots.length) {
+        const root = roots.pop();
+        if (root.getAnimations().length) return false;
+        for (const el of root.querySelectorAll('*')) if (el.shadowRoot) roots.push(el.shadowRoot);
+      }
+      return true;
     } catch (_) {
       return false;
     }

@@ -38,13 +38,17 @@ import (
 // settled at load: no code of its own runs after that. One with scripts
 // that has nothing scheduled (settle.js's "untimed": no timer, animation
 // frame or idle callback ever asked for, no frame, object or embed, no
-// running animation), with no request of the page's, image, media or font
-// in flight and no WebSocket or EventSource, is settled once settle.js
-// found so, idle after the first frame past load, if nothing changed
-// since.
+// running animation), with no request of its top frame in flight and no
+// WebSocket or EventSource, is settled once settle.js found so, idle after
+// the first frame past load, if nothing changed since, and untimedQuiet
+// passed, counted as settleQuiet is.
 const (
 	settleQuiet = 50 * time.Millisecond
 	settleMax   = 500 * time.Millisecond
+	// untimedQuiet is the quiet a page with nothing scheduled still
+	// waits, counted as settleQuiet is: for the work a page hands to
+	// other threads (a decode, a digest, a worker), which no count sees.
+	untimedQuiet = 25 * time.Millisecond
 	// NavLoadWait bounds how long an action that navigated waits for the
 	// new document's load event before its settle.
 	NavLoadWait = 5 * time.Second
@@ -80,13 +84,13 @@ type settleState struct {
 	// after load, with nothing of the page's scheduled, and untimedAt
 	// when that report came; streams that of the last one that opened a
 	// WebSocket or an EventSource (a page can render what they bring).
-	// images are the top frame's image, media and font requests in
-	// flight: their load events (and document.fonts.ready) can run the
-	// page's code.
+	// others are the top frame's requests in flight that busy does not
+	// hold (images, media, fonts, style sheets, preloads…): their load
+	// events can run the page's code; otherAt is when the last ended.
 	untimed, streams cdp.LoaderID
 	untimedAt        time.Time
-	images           map[network.RequestID]bool
-	imageAt          time.Time // the last end of one of images
+	others           map[network.RequestID]bool
+	otherAt          time.Time
 	// scripted is the loader of the last top document settle.js reported
 	// its visibility in, at DOMContentLoaded (before that document's load
 	// event); hidden whether that document was hidden at the last report.
@@ -187,7 +191,7 @@ func (t *Page) onSettleEventLocked(ev any) {
 		if ev.Frame.ParentID == "" {
 			s.doc = ev.Frame.LoaderID
 			clear(s.busy)
-			clear(s.images)
+			clear(s.others)
 			s.batch, s.quietAfter = 0, -1
 			if ev.Type == page.NavigationTypeBackForwardCacheRestore {
 				// A page restored from the back/forward cache loaded
@@ -213,18 +217,22 @@ func (t *Page) onSettleEventLocked(ev any) {
 	case *network.EventWebSocketCreated:
 		s.streams = s.doc
 	case *network.EventRequestWillBeSent:
-		switch ev.Type {
-		case network.ResourceTypeImage, network.ResourceTypeMedia, network.ResourceTypeFont:
-			if ev.FrameID == cdp.FrameID(t.targetID) && len(s.images) < 10000 {
-				if s.images == nil {
-					s.images = map[network.RequestID]bool{}
-				}
-				s.images[ev.RequestID] = true
-			}
-		case network.ResourceTypeEventSource:
+		if ev.Type == network.ResourceTypeEventSource {
 			s.streams = s.doc
 		}
 		switch ev.Type {
+		case network.ResourceTypePing, network.ResourceTypeCSPViolationReport, network.ResourceTypePreflight:
+			// No event of the page's comes of these.
+		default:
+			// The favicon is the browser's (type Other, initiator
+			// other): no event of the page's comes of it either.
+			browsers := ev.Type == network.ResourceTypeOther && ev.Initiator != nil && ev.Initiator.Type == network.InitiatorTypeOther
+			if ev.FrameID == cdp.FrameID(t.targetID) && !browsers && len(s.others) < 10000 {
+				if s.others == nil {
+					s.others = map[network.RequestID]bool{}
+				}
+				s.others[ev.RequestID] = true
+			}
 		case network.ResourceTypeFetch, network.ResourceTypeXHR, network.ResourceTypeDocument, network.ResourceTypeScript:
 			if s.busy == nil {
 				s.busy = map[network.RequestID]busyRequest{}
@@ -256,18 +264,18 @@ func (t *Page) onSettleEventLocked(ev any) {
 			s.kickLocked(now)
 		}
 	case *network.EventLoadingFinished:
-		if s.images[ev.RequestID] {
-			delete(s.images, ev.RequestID)
-			s.imageAt = now
+		if s.others[ev.RequestID] {
+			delete(s.others, ev.RequestID)
+			s.otherAt = now
 		}
 		if r, ok := s.busy[ev.RequestID]; ok {
 			delete(s.busy, ev.RequestID)
 			s.requestLocked(now, r.kind)
 		}
 	case *network.EventLoadingFailed:
-		if s.images[ev.RequestID] {
-			delete(s.images, ev.RequestID)
-			s.imageAt = now
+		if s.others[ev.RequestID] {
+			delete(s.others, ev.RequestID)
+			s.otherAt = now
 		}
 		if r, ok := s.busy[ev.RequestID]; ok {
 			delete(s.busy, ev.RequestID)
@@ -339,7 +347,8 @@ func (t *Page) onSettleEventLocked(ev any) {
 // visible page, and two animation frames rendered since load (or
 // settleQuiet since load in a hidden page, which renders none); at most
 // settleMax past load; a document without scripts of its own, at load,
-// and one with nothing scheduled, idle after its first frame. A
+// and one with nothing scheduled, untimedQuiet after the change or
+// DOMContentLoaded once idle after its first frame. A
 // document that commits meanwhile (a redirect by script) is
 // waited for in its turn. It returns early, with no note, when a dialog no policy
 // handles opens, the tab dies or ctx ends; and with a note naming what
@@ -397,29 +406,34 @@ func (t *Page) awaitQuiet(ctx context.Context, loadLimit time.Duration, route bo
 				t.env.Log.Debug("settled", "tab", t.name, "static", true, "after", after)
 				return ""
 			}
-			if len(s.busy) == 0 && len(s.images) == 0 && !route && s.untimed == s.doc && s.untimedAt.After(s.last) && s.untimedAt.After(s.imageAt) &&
+			// The quiet is counted from the last change, or from
+			// DOMContentLoaded (for a route change, from the route
+			// change).
+			from := start
+			if !route && s.ready == s.doc && s.readyAt.Before(from) {
+				from = s.readyAt
+			}
+			last := s.last
+			if last.Before(from) {
+				last = from
+			}
+			q := now.Sub(last)
+			if len(s.busy) == 0 && len(s.others) == 0 && !route && s.untimed == s.doc && s.untimedAt.After(s.last) && s.untimedAt.After(s.otherAt) &&
 				s.refresh != s.doc && s.streams != s.doc {
-				// Nothing of the page's is scheduled, nothing is in
-				// flight, and nothing changed since settle.js saw so.
-				after := now.Sub(start)
-				t.evMu.Unlock()
-				t.env.Log.Debug("settled", "tab", t.name, "untimed", true, "after", after)
-				return ""
+				// Nothing of the page's is scheduled or in flight, and
+				// nothing changed since settle.js saw so: untimedQuiet
+				// of quiet is enough.
+				if q >= untimedQuiet {
+					after := now.Sub(start)
+					t.evMu.Unlock()
+					t.env.Log.Debug("settled", "tab", t.name, "untimed", true, "after", after)
+					return ""
+				}
+				wait = untimedQuiet - q
 			}
 			if len(s.busy) == 0 {
-				// The quiet is counted from the last change, or from
-				// DOMContentLoaded (for a route change, from the route
-				// change); past load, the page must have rendered two
-				// frames too, or, rendering none, been quiet since load.
-				from := start
-				if !route && s.ready == s.doc && s.readyAt.Before(from) {
-					from = s.readyAt
-				}
-				last := s.last
-				if last.Before(from) {
-					last = from
-				}
-				q := now.Sub(last)
+				// Past load, the page must have rendered two frames
+				// too, or, rendering none, been quiet since load.
 				// A visible page in which settle.js runs renders frames
 				// and runs its timers on time: it has settled when it
 				// rendered two frames past load and settle.js saw
@@ -445,9 +459,12 @@ func (t *Page) awaitQuiet(ctx context.Context, loadLimit time.Duration, route bo
 					t.env.Log.Debug("settled", "tab", t.name, "route", route, "after", after, "framed", framed, "mutations", muts, "requests", reqs, "quiet_before_load", ready)
 					return ""
 				}
-				wait = max(settleQuiet-q, 0)
+				w := max(settleQuiet-q, 0)
 				if q >= settleQuiet {
-					wait = -1 // until settle.js reports the quiet
+					w = -1 // until settle.js reports the quiet
+				}
+				if wait < 0 || (w >= 0 && w < wait) {
+					wait = w
 				}
 			}
 		}
