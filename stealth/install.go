@@ -259,6 +259,14 @@ func (in *installer) emulationOverrides(ctx context.Context, s cdp.Session, v *v
 		},
 		func() error {
 			_, err := cdp.Call(ctx, s, emulation.SetLocaleOverride, emulation.SetLocaleOverrideParams{Locale: v.c.Locale})
+			if err != nil && strings.Contains(err.Error(), "Another locale override is already in effect") {
+				// Chromium keeps one locale override per renderer
+				// process: a popup that shares its opener's process has
+				// the opener's, which its Install set (the same locale,
+				// but for an emulation's). Not a failure of this page.
+				in.log.Debug("stealth: the page's process has a locale override already", logKeyErr, err)
+				return nil
+			}
 			return wrap(err, "Emulation.setLocaleOverride("+v.c.Locale+")")
 		},
 		func() error {

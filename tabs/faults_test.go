@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -476,5 +478,66 @@ func TestTimeoutSaysWhatHeldIt(t *testing.T) {
 	}))
 	if errcode.Of(err) != errcode.Timeout || !strings.Contains(err.Error(), "so the tab was killed") {
 		t.Fatalf("a looping page: %v, want a timeout that says the tab was killed", err)
+	}
+}
+
+// popupLog counts the supervisor's warnings that a popup's stealth
+// patches failed.
+type popupLog struct{ failed atomic.Int32 }
+
+func (l *popupLog) Enabled(context.Context, slog.Level) bool { return true }
+func (l *popupLog) WithAttrs([]slog.Attr) slog.Handler       { return l }
+func (l *popupLog) WithGroup(string) slog.Handler            { return l }
+func (l *popupLog) Handle(_ context.Context, r slog.Record) error {
+	if r.Message == "install stealth on popup" {
+		l.failed.Add(1)
+	}
+	return nil
+}
+
+// TestPopupGetsItsStealth: a same-site popup, which shares its opener's
+// renderer process and so its locale override, gets its stealth patches
+// without a failure (Chromium answers the popup's own locale override
+// "Another locale override is already in effect"): its navigator reads
+// as the opener's, without webdriver.
+func TestPopupGetsItsStealth(t *testing.T) {
+	t.Parallel()
+	base := httptestServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/child" {
+			fmt.Fprint(w, `<!doctype html><title>Child</title><p>child</p>`)
+			return
+		}
+		fmt.Fprint(w, `<!doctype html><title>Opener</title><button onclick="window.open('/child', 'c', 'width=300,height=200')">Open</button>`)
+	}))
+	log := &popupLog{}
+	s := newSupWith(t, func(o *tabs.Options) { o.Logger = slog.New(log) })
+	ctx := context.Background()
+	if _, err := s.Open(ctx, tabs.OpenOptions{Name: "o", URL: base + "/", WaitUntil: "load"}); err != nil {
+		t.Fatal(err)
+	}
+	var name string
+	err := s.Run(ctx, "o", 20*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
+		w := tb.WatchPopups()
+		if _, err := tb.Click(ctx, tabs.Target{Selector: "text/Open"}); err != nil {
+			return err
+		}
+		p, err := w.Wait(ctx)
+		name = p.Name
+		return err
+	}))
+	if err != nil {
+		t.Fatalf("open the popup: %v", err)
+	}
+	var got string
+	err = s.Run(ctx, name, 20*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
+		v, err := tb.Evaluate(ctx, `() => navigator.language + ' ' + navigator.webdriver`, nil)
+		got = string(v)
+		return err
+	}))
+	if err != nil || got != `"en-US false"` {
+		t.Errorf("the popup's navigator: %s, %v", got, err)
+	}
+	if n := log.failed.Load(); n != 0 {
+		t.Errorf("the popup's stealth patches failed %d times", n)
 	}
 }

@@ -157,9 +157,7 @@ func (t *Tab) startPopup(ctx context.Context, opener *Tab, id target.ID) error {
 		}
 	}
 	if t.key.Kind == browser.Headless && !t.sup.opts.NoStealth {
-		// A popup can inherit its opener's overrides (Chrome answers
-		// "Another locale override is already in effect"); it keeps
-		// working without the rest.
+		// A popup that fails its patches keeps working without them.
 		if err := installStealth(ctx, t); err != nil {
 			t.sup.log.Warn("install stealth on popup", "tab", t.Name(), "err", err)
 		}
