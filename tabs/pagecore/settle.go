@@ -223,16 +223,6 @@ func (t *Page) onSettleEventLocked(ev any) {
 		switch ev.Type {
 		case network.ResourceTypePing, network.ResourceTypeCSPViolationReport, network.ResourceTypePreflight:
 			// No event of the page's comes of these.
-		default:
-			// The favicon is the browser's (type Other, initiator
-			// other): no event of the page's comes of it either.
-			browsers := ev.Type == network.ResourceTypeOther && ev.Initiator != nil && ev.Initiator.Type == network.InitiatorTypeOther
-			if ev.FrameID == cdp.FrameID(t.targetID) && !browsers && len(s.others) < 10000 {
-				if s.others == nil {
-					s.others = map[network.RequestID]bool{}
-				}
-				s.others[ev.RequestID] = true
-			}
 		case network.ResourceTypeFetch, network.ResourceTypeXHR, network.ResourceTypeDocument, network.ResourceTypeScript:
 			if s.busy == nil {
 				s.busy = map[network.RequestID]busyRequest{}
@@ -244,6 +234,16 @@ func (t *Page) onSettleEventLocked(ev any) {
 				s.requests++
 			}
 			s.requestLocked(now, ev.Type)
+		default:
+			// The favicon is the browser's (type Other, initiator
+			// other): no event of the page's comes of it either.
+			browsers := ev.Type == network.ResourceTypeOther && ev.Initiator != nil && ev.Initiator.Type == network.InitiatorTypeOther
+			if ev.FrameID == cdp.FrameID(t.targetID) && !browsers && len(s.others) < 10000 {
+				if s.others == nil {
+					s.others = map[network.RequestID]bool{}
+				}
+				s.others[ev.RequestID] = true
+			}
 		}
 	case *page.EventFrameDetached:
 		// With reason swap when the iframe moves to another process (the
