@@ -379,25 +379,7 @@ func TestPopupThatClosesItself(t *testing.T) {
 	}))
 	s := newSup(t)
 	ctx := context.Background()
-	if _, err := s.Open(ctx, tabs.OpenOptions{Name: "o", URL: base + "/", WaitUntil: "load"}); err != nil {
-		t.Fatal(err)
-	}
-	var name string
-	err := s.Run(ctx, "o", 20*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
-		w := tb.WatchPopups()
-		if _, err := tb.Click(ctx, tabs.Target{Selector: "text/Open"}); err != nil {
-			return err
-		}
-		p, err := w.Wait(ctx)
-		if err != nil {
-			return err
-		}
-		name = p.Name
-		return nil
-	}))
-	if err != nil {
-		t.Fatalf("open the popup: %v", err)
-	}
+	name := openPopup(t, s, base)
 	_ = s.Run(ctx, name, 10*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
 		_, err := tb.Click(ctx, tabs.Target{Selector: "text/Close me"})
 		return err
@@ -495,6 +477,33 @@ func (l *popupLog) Handle(_ context.Context, r slog.Record) error {
 	return nil
 }
 
+// openPopup opens base's page in tab "o" and clicks its "Open" button,
+// which opens a popup; it returns the popup's tab name.
+func openPopup(t *testing.T, s *tabs.Supervisor, base string) string {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := s.Open(ctx, tabs.OpenOptions{Name: "o", URL: base + "/", WaitUntil: "load"}); err != nil {
+		t.Fatal(err)
+	}
+	var name string
+	err := s.Run(ctx, "o", 20*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
+		w := tb.WatchPopups()
+		if _, err := tb.Click(ctx, tabs.Target{Selector: "text/Open"}); err != nil {
+			return err
+		}
+		p, err := w.Wait(ctx)
+		if err != nil {
+			return err
+		}
+		name = p.Name
+		return nil
+	}))
+	if err != nil {
+		t.Fatalf("open the popup: %v", err)
+	}
+	return name
+}
+
 // TestPopupGetsItsStealth: a same-site popup, which shares its opener's
 // renderer process and so its locale override, gets its stealth patches
 // without a failure (Chromium answers the popup's own locale override
@@ -512,24 +521,9 @@ func TestPopupGetsItsStealth(t *testing.T) {
 	log := &popupLog{}
 	s := newSupWith(t, func(o *tabs.Options) { o.Logger = slog.New(log) })
 	ctx := context.Background()
-	if _, err := s.Open(ctx, tabs.OpenOptions{Name: "o", URL: base + "/", WaitUntil: "load"}); err != nil {
-		t.Fatal(err)
-	}
-	var name string
-	err := s.Run(ctx, "o", 20*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
-		w := tb.WatchPopups()
-		if _, err := tb.Click(ctx, tabs.Target{Selector: "text/Open"}); err != nil {
-			return err
-		}
-		p, err := w.Wait(ctx)
-		name = p.Name
-		return err
-	}))
-	if err != nil {
-		t.Fatalf("open the popup: %v", err)
-	}
+	name := openPopup(t, s, base)
 	var got string
-	err = s.Run(ctx, name, 20*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
+	err := s.Run(ctx, name, 20*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
 		v, err := tb.Evaluate(ctx, `() => navigator.language + ' ' + navigator.webdriver`, nil)
 		got = string(v)
 		return err

@@ -714,6 +714,27 @@ func (l *settleLog) Handle(_ context.Context, r slog.Record) error {
 	return nil
 }
 
+// open opens base+path in the tab named path without its slash, and
+// returns the observation's text and what the settle's debug log said of
+// that tab: settled as a document without scripts, as one with nothing
+// scheduled, and whether it said anything.
+func (l *settleLog) open(t *testing.T, s *tabs.Supervisor, base, path string) (text string, static, untimed, logged bool) {
+	t.Helper()
+	name := strings.TrimPrefix(path, "/")
+	res, err := s.Open(context.Background(), tabs.OpenOptions{Name: name, URL: base + path})
+	if err != nil {
+		t.Fatalf("open %s: %v", path, err)
+	}
+	if len(res.Notes) != 0 {
+		t.Logf("open %s: notes %q", path, res.Notes)
+	}
+	text = observeText(t, s, name)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	static, logged = l.static[name]
+	return text, static, l.untimed[name], logged
+}
+
 // TestOpenSettledUntimed: a page with scripts that schedules nothing is
 // settled once the renderer is idle after the first frame past load,
 // without the settle's window (the debug log says so, for one of three
@@ -764,20 +785,10 @@ func TestOpenSettledUntimed(t *testing.T) {
 		{"/viashadowanimation", "", false},
 		{"/spa", "Inventory: 42 widgets", false},
 	} {
-		name := strings.TrimPrefix(c.path, "/")
-		res, err := s.Open(context.Background(), tabs.OpenOptions{Name: name, URL: ps.URL + c.path})
-		if err != nil {
-			t.Fatalf("open %s: %v", c.path, err)
-		}
-		if len(res.Notes) != 0 {
-			t.Logf("open %s: notes %q", c.path, res.Notes)
-		}
-		if text := observeText(t, s, name); c.want != "" && !strings.Contains(text, c.want) {
+		text, static, untimed, _ := log.open(t, s, ps.URL, c.path)
+		if !strings.Contains(text, c.want) {
 			t.Errorf("open %s, then observe: %q does not have %q", c.path, text, c.want)
 		}
-		log.mu.Lock()
-		untimed, static := log.untimed[name], log.static[name]
-		log.mu.Unlock()
 		if untimed != c.untimed || static {
 			t.Errorf("open %s: settled with nothing scheduled: %v (static %v), want %v", c.path, untimed, static, c.untimed)
 		}
@@ -810,20 +821,10 @@ func TestOpenSettledStatic(t *testing.T) {
 		{"/shadowhandler", "Added by a shadow handler", false},
 		{"/refreshed", "", false},
 	} {
-		name := strings.TrimPrefix(c.path, "/")
-		res, err := s.Open(context.Background(), tabs.OpenOptions{Name: name, URL: ps.URL + c.path})
-		if err != nil {
-			t.Fatalf("open %s: %v", c.path, err)
-		}
-		if len(res.Notes) != 0 {
-			t.Logf("open %s: notes %q", c.path, res.Notes)
-		}
-		if text := observeText(t, s, name); !strings.Contains(text, c.want) {
+		text, static, _, ok := log.open(t, s, ps.URL, c.path)
+		if !strings.Contains(text, c.want) {
 			t.Errorf("open %s, then observe: %q does not have %q", c.path, text, c.want)
 		}
-		log.mu.Lock()
-		static, ok := log.static[name]
-		log.mu.Unlock()
 		if !ok || static != c.static {
 			t.Errorf("open %s: settled as a document without scripts: %v (logged: %v), want %v", c.path, static, ok, c.static)
 		}
