@@ -230,6 +230,19 @@ document.getElementById('search').onkeydown = (e) => { if (e.key === 'Enter') sh
 	scripted("/viapreload", "Preload", `<link rel=preload as=fetch crossorigin href="/slowsheet" onload="document.body.append('Preloaded')"><h1>Preload</h1>`, `document.title = 'Preload';`)
 	scripted("/viashadowanimation", "Shadow animation", `<div id=host></div>`,
 		`const sr = document.getElementById('host').attachShadow({mode: 'open'}); sr.innerHTML = '<style>@keyframes k { from { opacity: 0 } to { opacity: 1 } } p { animation: k 60ms }</style><p>in the shadow</p>'; sr.querySelector('p').addEventListener('animationend', () => { `+fmt.Sprintf(addLine, "Added when it ended")+` });`)
+	// Pages that schedule without a timer: an SVG animation element whose
+	// begin event runs code, a view transition (whose update waits on
+	// something no count sees, here a promise that never settles, as an
+	// IndexedDB read would: no animation runs yet, and Chromium ends the
+	// transition after 4 s), and a cross-origin isolated page (whose
+	// Atomics.waitAsync can time out).
+	scripted("/viasmil", "SMIL", `<svg width=50 height=50><rect width=10 height=10><set attributeName=x to=10 begin=0.15s onbegin="document.body.append('Began')"/></rect></svg><h1>SMIL</h1>`, `document.title = 'SMIL';`)
+	scripted("/viatransition", "Transition", "<h1>Transition</h1>", `addEventListener('load', () => { const add = () => { `+fmt.Sprintf(addLine, "Added after the transition")+` }; document.startViewTransition(() => new Promise(() => {})).finished.then(add, add); });`)
+	mux.HandleFunc("/viaisolated", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cross-Origin-Opener-Policy", "same-origin")
+		w.Header().Set("Cross-Origin-Embedder-Policy", "require-corp")
+		fmt.Fprint(w, `<!doctype html><title>Isolated</title><h1>Isolated</h1><script>addEventListener('load', () => { const a = new Int32Array(new SharedArrayBuffer(4)); Atomics.waitAsync(a, 0, 0, 150).value.then(() => { `+fmt.Sprintf(addLine, "Added after the wait")+` }); });</script>`)
+	})
 	// A page that sends itself on at load to a page served after 1.5 s.
 	mux.HandleFunc("/mover", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><title>Mover</title><meta http-equiv="refresh" content="0;url=/latecomer"><h1>Moving on</h1>`)
@@ -741,8 +754,10 @@ func (l *settleLog) open(t *testing.T, s *tabs.Supervisor, base, path string) (t
 // opens); pages that add a
 // line after load by what they schedule or wait for (a timer of no
 // delay, an animation frame, an idle callback, an image, a style sheet,
-// the end of a CSS animation in the document or a shadow root) are waited
-// for as before, and observed with what they add.
+// the end of a CSS animation in the document or a shadow root, an SVG
+// animation element's event, a view transition's end, Atomics.waitAsync's
+// timeout) are waited for as before, and
+// observed with what they add when the usual settle sees it.
 func TestOpenSettledUntimed(t *testing.T) {
 	t.Parallel()
 	ps := settlePages(t)
@@ -783,6 +798,9 @@ func TestOpenSettledUntimed(t *testing.T) {
 		{"/viasheet", "", false},
 		{"/viapreload", "", false},
 		{"/viashadowanimation", "", false},
+		{"/viasmil", "", false},
+		{"/viatransition", "", false},
+		{"/viaisolated", "", false},
 		{"/spa", "Inventory: 42 widgets", false},
 	} {
 		text, static, untimed, _ := log.open(t, s, ps.URL, c.path)

@@ -29,10 +29,13 @@
 //     animation frame or an idle callback (Chromium numbers each of the
 //     three in one sequence per document for all its worlds: an id taken
 //     here, less the ones this world took, counts the page's), has no
-//     frame, object or embed, and no CSS or Web animation runs in the
-//     document or its open shadow roots: nothing of the page's is
-//     scheduled. Not counted: work handed to other threads (a decode, a
-//     digest, a worker, IndexedDB), scheduler.postTask and
+//     frame, object or embed, no CSS or Web animation runs and no SVG
+//     animation element (SMIL) is in the document or its open shadow
+//     roots, no view transition is active, and the page is not
+//     cross-origin isolated (Atomics.waitAsync's timeout):
+//     nothing of the page's is scheduled. Not counted: work handed to
+//     other threads (a decode, a digest, a worker, a service worker's
+//     install, IndexedDB, a BroadcastChannel), scheduler.postTask and
 //     AbortSignal.timeout delays, an animation of no element in the
 //     document, a popup's timers.
 //   - "visible" or "hidden" (document.visibilityState) at DOMContentLoaded
@@ -130,6 +133,17 @@
     }
   };
   const noop = () => {};
+  // SVG animation elements (SMIL): they change what shows on their own,
+  // and their begin, end and repeat events run the page's code, with no
+  // timer and no entry in getAnimations().
+  const smil = 'animate, set, animateMotion, animateTransform';
+  const viewTransition = () => {
+    try {
+      return document.documentElement.matches(':active-view-transition');
+    } catch (_) {
+      return false; // a Chromium without the pseudo-class (before 125)
+    }
+  };
   const untimed = () => {
     try {
       const t = timer(noop, 0);
@@ -139,11 +153,18 @@
       const i = idle(noop);
       cancelIdleCallback(i);
       if (t !== own.t || r !== own.r || i !== own.i || document.querySelector('iframe, frame, object, embed')) return false;
-      // No running animation, in the document or its open shadow roots.
+      // Atomics.waitAsync takes a timeout, a timer no count sees; only a
+      // cross-origin isolated page has the SharedArrayBuffer it needs.
+      // A view transition ends by running the page's code (its finished
+      // promise), and while its update waits (on a read from IndexedDB,
+      // say), none of its animations runs yet.
+      if (globalThis.crossOriginIsolated || viewTransition()) return false;
+      // No running animation and no SMIL element, in the document or its
+      // open shadow roots.
       const roots = [document];
       while (roots.length) {
         const root = roots.pop();
-        if (root.getAnimations().length) return false;
+        if (root.getAnimations().length || root.querySelector(smil)) return false;
         for (const el of root.querySelectorAll('*')) if (el.shadowRoot) roots.push(el.shadowRoot);
       }
       return true;

@@ -38,7 +38,8 @@ import (
 // settled at load: no code of its own runs after that. One with scripts
 // that has nothing scheduled (settle.js's "untimed": no timer, animation
 // frame or idle callback ever asked for, no frame, object or embed, no
-// running animation), with no request of its top frame in flight and no
+// running animation or SVG animation element, no active view transition,
+// not cross-origin isolated), with no request of its top frame in flight and no
 // WebSocket or EventSource, is settled once settle.js found so, idle after
 // the first frame past load, if nothing changed since, and untimedQuiet
 // passed, counted as settleQuiet is.
