@@ -105,6 +105,16 @@ func settlePages(t testing.TB) *httptest.Server {
   if (n == 6) clearInterval(id);
 }, 20); setTimeout(() => { const end = performance.now() + 150; while (performance.now() < end); }, 0); });</script>`)
 	})
+	// A page that works for 200 ms after load in slices of 5 ms, each a
+	// MessageChannel task (as React's scheduler yields), with no timer and
+	// no DOM change until the end.
+	mux.HandleFunc("/slices", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Slices</title><main><h1 id=app>Working</h1></main>
+<script>addEventListener('load', () => { const t0 = performance.now(); const c = new MessageChannel();
+  c.port1.onmessage = () => { const t = performance.now(); while (performance.now() - t < 5);
+    if (performance.now() - t0 > 200) document.getElementById('app').textContent = 'Done in slices'; else c.port2.postMessage(0); };
+  c.port2.postMessage(0); });</script>`)
+	})
 	mux.HandleFunc("/raf", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><title>Frames</title><main><h1 id=app>Loading</h1></main>
 <script>addEventListener('load', () => requestAnimationFrame(() => requestAnimationFrame(() => {
@@ -288,7 +298,8 @@ func observeText(t *testing.T, s *tabs.Supervisor, name string) string {
 // page that keeps changing its DOM for 120 ms after load is observed once
 // it stopped, even when its main thread is busy for 150 ms in between or
 // right after load (no mutation and no frame comes then: a renderer that
-// does not run is no quiet page); what a page renders on the second
+// does not run is no quiet page), or busy in slices of 5 ms for 200 ms
+// (a main thread that leaves no idle time is no quiet page either); what a page renders on the second
 // animation frame after load, from a script it adds at load, or on the
 // second frame after a load that came long after DOMContentLoaded (the
 // quiet counted from there), is in the first observation. The page does not see the
@@ -305,6 +316,7 @@ func TestOpenSettledSPA(t *testing.T) {
 		{"", "/ticks", "Counted to six"},
 		{"", "/stall", "Counted to six"},
 		{"", "/busyload", "Counted to six"},
+		{"", "/slices", "Done in slices"},
 		{"", "/raf", "Drawn on the second frame"},
 		{"", "/late", "Rendered by the late script"},
 		{"", "/framed", "Ready after the image"},

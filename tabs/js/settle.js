@@ -7,11 +7,14 @@
 //     press or submit);
 //   - "quiet N" once __QUIET__ ms of the page's own time passed after
 //     batch N (0: after DOMContentLoaded) with no other batch, timed by a
-//     timer of the page's event loop that fired on time. A timer that
-//     fired late means the renderer did not run meanwhile, and timers of
-//     the page due before it may not have run yet either: the quiet is
-//     counted again. So a renderer starved by a loaded machine, or a
-//     report delayed on its way, never reads as a quiet page;
+//     timer of the page's event loop that fired on time, and the renderer
+//     then went idle (an idle callback ran). A timer that fired late
+//     means the renderer did not run meanwhile, and timers of the page
+//     due before it may not have run yet either: the quiet is counted
+//     again. So a renderer starved by a loaded machine, or a report
+//     delayed on its way, never reads as a quiet page; nor does a main
+//     thread kept busy in short slices (a scheduler yielding through
+//     MessageChannel tasks, say), which leaves no idle time;
 //   - "frames" once the page has rendered two animation frames since load
 //     (after the work of the second);
 //   - "static" at load, when the document runs no script of its own: no
@@ -69,7 +72,7 @@
       const due = performance.now() + __QUIET__;
       quietTimer = timer(() => {
         if (performance.now() - due > __QUIET__ / 2) wait();
-        else report('quiet ' + n);
+        else idle(() => { if (n === batch) report('quiet ' + n); });
       }, __QUIET__);
     };
     wait();

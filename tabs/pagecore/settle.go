@@ -26,8 +26,9 @@ import (
 // frames rendered since load (settle.js), or, in a page that renders none
 // (a background tab), settleQuiet since load; at most settleMax past load.
 // In a visible page, settle.js also confirms the DOM's quiet in the
-// page's own time, by a timer that fired on time: a renderer that did not
-// run (a busy page, a loaded machine) is no quiet page.
+// page's own time, by a timer that fired on time and idle time after it:
+// a renderer that did not run (a busy page, a loaded machine) is no quiet
+// page, nor is one kept busy in short slices.
 // The frames are the page's own work after load: its load listeners, the
 // timers of no delay, promise callbacks and animation-frame callbacks they
 // queue, and the fetches they start, which then count as in flight.
