@@ -115,6 +115,21 @@ func settlePages(t testing.TB) *httptest.Server {
     if (performance.now() - t0 > 200) document.getElementById('app').textContent = 'Done in slices'; else c.port2.postMessage(0); };
   c.port2.postMessage(0); });</script>`)
 	})
+	// A page that fetches after load and acts on the response without
+	// reading its body, from a server that closes the connection after
+	// it: Chromium then sends no Network.loadingFinished for it.
+	mux.HandleFunc("/unread", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Unread</title><main><h1 id=app>Asking</h1></main>
+<script>addEventListener('load', async () => {
+    const r = await fetch('/unread/data'); document.getElementById('app').textContent = 'Answered ' + r.status; });</script>`)
+	})
+	mux.HandleFunc("/unread/data", func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(150 * time.Millisecond)
+		w.Header().Set("Cache-Control", "no-store")
+		w.Header().Set("Connection", "close")
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"msg": "from the api"}`)
+	})
 	mux.HandleFunc("/raf", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><title>Frames</title><main><h1 id=app>Loading</h1></main>
 <script>addEventListener('load', () => requestAnimationFrame(() => requestAnimationFrame(() => {
@@ -351,6 +366,31 @@ func TestOpenSettledSPA(t *testing.T) {
 	// Playwright's name of networkidle0 is taken.
 	if _, err := s.Open(context.Background(), tabs.OpenOptions{Name: "pw", URL: ps.URL + "/spa", WaitUntil: "networkidle"}); err != nil {
 		t.Errorf("open with wait networkidle: %v", err)
+	}
+}
+
+// TestOpenSettledUnreadBody: a fetch whose body the page never reads is
+// done for the settle once its whole body has come: the open returns
+// without a note of a pending request (it waited for the settle's bound,
+// 500 ms past load, and named the fetch as pending), and the observation
+// has what the page did with the response.
+func TestOpenSettledUnreadBody(t *testing.T) {
+	t.Parallel()
+	ps := settlePages(t)
+	s := newSup(t)
+	openOn(t, s, "warm", "/form")
+	for i := range 2 {
+		name := fmt.Sprintf("unread%d", i)
+		res, err := s.Open(context.Background(), tabs.OpenOptions{Name: name, URL: ps.URL + "/unread"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Notes) != 0 {
+			t.Errorf("open /unread: notes %q, want none", res.Notes)
+		}
+		if text := observeText(t, s, name); !strings.Contains(text, "Answered 200") {
+			t.Errorf("open /unread, then observe: %q", text)
+		}
 	}
 }
 

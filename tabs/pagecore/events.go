@@ -23,7 +23,8 @@ func (t *Page) onEvent(ev any) {
 	t.queueNet(ev)
 	switch ev.(type) {
 	case *page.EventFrameNavigated, *page.EventFrameDetached, *page.EventLifecycleEvent, *network.EventRequestWillBeSent,
-		*network.EventLoadingFinished, *network.EventLoadingFailed, *runtime.EventBindingCalled, *network.EventWebSocketCreated:
+		*network.EventResponseReceived, *network.EventDataReceived, *network.EventLoadingFinished, *network.EventLoadingFailed,
+		*runtime.EventBindingCalled, *network.EventWebSocketCreated:
 		t.evMu.Lock()
 		t.onSettleEventLocked(ev)
 		t.evMu.Unlock()

@@ -115,6 +115,32 @@ type busyRequest struct {
 	url   string
 	frame cdp.FrameID
 	kind  network.ResourceType
+	// size is a fetch's body length as its response gave it
+	// (Content-Length, with no Content-Encoding), -1 before the response
+	// or when it gave none; got the body bytes received so far
+	// (Network.dataReceived).
+	size, got int64
+}
+
+// bodyLength returns the body length a response's headers give, or -1:
+// its Content-Length, when no Content-Encoding makes the bytes received
+// (Network.dataReceived's dataLength, decoded) differ from it.
+func bodyLength(h network.Headers) int64 {
+	n := int64(-1)
+	for k, v := range h {
+		s, _ := v.(string)
+		switch strings.ToLower(k) {
+		case "content-encoding":
+			if !strings.EqualFold(strings.TrimSpace(s), "identity") {
+				return -1
+			}
+		case "content-length":
+			if l, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64); err == nil && l >= 0 {
+				n = l
+			}
+		}
+	}
+	return n
 }
 
 // heldByLoad reports whether a request of kind that starts or ends now is
@@ -139,6 +165,16 @@ func (s *settleState) requestLocked(now time.Time, kind network.ResourceType) {
 		return
 	}
 	s.kickLocked(now)
+}
+
+// bodyLocked ends the fetch id, r, once its whole body has come (the
+// length its response gave): the page has all of it to read, and what it
+// does with it is its own work, which the quiet sees; evMu is held.
+func (s *settleState) bodyLocked(now time.Time, id network.RequestID, r busyRequest) {
+	if r.size >= 0 && r.got >= r.size {
+		delete(s.busy, id)
+		s.requestLocked(now, r.kind)
+	}
 }
 
 // kickLocked records a change and wakes the settle waiters; evMu is held.
@@ -230,7 +266,7 @@ func (t *Page) onSettleEventLocked(ev any) {
 				s.busy = map[network.RequestID]busyRequest{}
 			}
 			if len(s.busy) < 10000 {
-				s.busy[ev.RequestID] = busyRequest{ev.Request.URL, ev.FrameID, ev.Type}
+				s.busy[ev.RequestID] = busyRequest{url: ev.Request.URL, frame: ev.FrameID, kind: ev.Type, size: -1}
 			}
 			if s.loaded == s.doc {
 				s.requests++
@@ -264,6 +300,25 @@ func (t *Page) onSettleEventLocked(ev any) {
 			s.wakeLocked()
 		default:
 			s.kickLocked(now)
+		}
+	case *network.EventResponseReceived:
+		// A fetch's promise resolves with its response; its body is
+		// the page's to read. Of a response whose body the page never
+		// reads, Chromium may never send Network.loadingFinished (seen
+		// with a server that closes the connection after it): such a
+		// fetch would stay in flight until the settle's bound, and be
+		// named as pending. It is done once its whole body has come
+		// (below).
+		if r, ok := s.busy[ev.RequestID]; ok && r.kind == network.ResourceTypeFetch && ev.Response != nil {
+			r.size = bodyLength(ev.Response.Headers)
+			s.busy[ev.RequestID] = r
+			s.bodyLocked(now, ev.RequestID, r)
+		}
+	case *network.EventDataReceived:
+		if r, ok := s.busy[ev.RequestID]; ok && r.size >= 0 {
+			r.got += ev.DataLength
+			s.busy[ev.RequestID] = r
+			s.bodyLocked(now, ev.RequestID, r)
 		}
 	case *network.EventLoadingFinished:
 		if s.others[ev.RequestID] {
