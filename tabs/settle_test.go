@@ -226,8 +226,10 @@ document.getElementById('search').onkeydown = (e) => { if (e.key === 'Enter') sh
 	// and schedules nothing; the others add a line after load, each by
 	// something it schedules or waits for: a timer of no delay, an
 	// animation frame, an idle callback, an image answered after 150 ms,
-	// the end of a CSS animation of 60 ms (in the document, and in an open
-	// shadow root), a style sheet or a preload answered after 300 ms.
+	// the end of a CSS animation of 2 s (in the document, and in an open
+	// shadow root: long enough not to have ended when a loaded machine
+	// runs the check late), a style sheet or a preload answered after
+	// 300 ms.
 	// (The image, the sheet, the preload and the animations' ends come
 	// after the usual settle too: of those, only that they keep the page
 	// off the fast path is checked.)
@@ -244,7 +246,7 @@ document.getElementById('search').onkeydown = (e) => { if (e.key === 'Enter') sh
 	scripted("/viaframe", "Frame", "<h1>Frame</h1>", `addEventListener('load', () => requestAnimationFrame(() => { `+fmt.Sprintf(addLine, "Added in a frame")+` }));`)
 	scripted("/viaidle", "Idle", "<h1>Idle</h1>", `addEventListener('load', () => requestIdleCallback(() => { `+fmt.Sprintf(addLine, "Added when idle")+` }));`)
 	scripted("/viaimage", "Image", "<h1>Image</h1>", `addEventListener('load', () => { const i = new Image(); i.onload = () => { `+fmt.Sprintf(addLine, "Added when the image came")+` }; i.src = '/framed.png'; document.body.append(i); });`)
-	scripted("/viaanimation", "Animation", `<style>@keyframes k { from { opacity: 0 } to { opacity: 1 } } #a { animation: k 60ms }</style><h1 id=a>Animation</h1>`,
+	scripted("/viaanimation", "Animation", `<style>@keyframes k { from { opacity: 0 } to { opacity: 1 } } #a { animation: k 2s }</style><h1 id=a>Animation</h1>`,
 		`document.getElementById('a').addEventListener('animationend', () => { `+fmt.Sprintf(addLine, "Added when it ended")+` });`)
 	scripted("/viasheet", "Sheet", "<h1>Sheet</h1>", `addEventListener('load', () => { const l = document.createElement('link'); l.rel = 'stylesheet'; l.href = '/slowsheet'; l.onload = () => { `+fmt.Sprintf(addLine, "Added when the sheet came")+` }; document.head.append(l); });`)
 	mux.HandleFunc("/slowsheet", func(w http.ResponseWriter, r *http.Request) {
@@ -254,7 +256,7 @@ document.getElementById('search').onkeydown = (e) => { if (e.key === 'Enter') sh
 	})
 	scripted("/viapreload", "Preload", `<link rel=preload as=fetch crossorigin href="/slowsheet" onload="document.body.append('Preloaded')"><h1>Preload</h1>`, `document.title = 'Preload';`)
 	scripted("/viashadowanimation", "Shadow animation", `<div id=host></div>`,
-		`const sr = document.getElementById('host').attachShadow({mode: 'open'}); sr.innerHTML = '<style>@keyframes k { from { opacity: 0 } to { opacity: 1 } } p { animation: k 60ms }</style><p>in the shadow</p>'; sr.querySelector('p').addEventListener('animationend', () => { `+fmt.Sprintf(addLine, "Added when it ended")+` });`)
+		`const sr = document.getElementById('host').attachShadow({mode: 'open'}); sr.innerHTML = '<style>@keyframes k { from { opacity: 0 } to { opacity: 1 } } p { animation: k 2s }</style><p>in the shadow</p>'; sr.querySelector('p').addEventListener('animationend', () => { `+fmt.Sprintf(addLine, "Added when it ended")+` });`)
 	// Pages that schedule without a timer: an SVG animation element whose
 	// begin event runs code, a view transition (whose update waits on
 	// something no count sees, here a promise that never settles, as an
