@@ -865,6 +865,15 @@ func TestOpenSettledUntimed(t *testing.T) {
 			t.Errorf("open %s: settled with nothing scheduled: %v (static %v), want %v", c.path, untimed, static, c.untimed)
 		}
 	}
+	// The view transition holds the page's rendering until Chromium ends
+	// it (4 s): the settle runs out, and its note says why.
+	res, err := s.Open(context.Background(), tabs.OpenOptions{Name: "transition-note", URL: ps.URL + "/viatransition"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "no frame rendered since load") {
+		t.Errorf("open /viatransition: notes %q, want one that says no frame was rendered", res.Notes)
+	}
 }
 
 // TestOpenSettledStatic: a document without scripts of its own is

@@ -570,6 +570,10 @@ func (t *Page) settleNote() string {
 		urls = append(urls, msg.Trim(r.url, 120))
 	}
 	mutating := !t.st.mutated.IsZero() && time.Since(t.st.mutated) < settleQuiet
+	// A visible page that rendered no frame since load: something holds
+	// its rendering (a view transition whose update waits, a
+	// render-blocking resource).
+	frameless := t.st.scripted == t.st.doc && !t.st.hidden && t.st.framed != t.st.doc
 	t.evMu.Unlock()
 	if nav != "" {
 		return fmt.Sprintf("%v after load the page was still navigating to %s (its own redirect; the server had not answered)", settleMax, nav)
@@ -581,6 +585,9 @@ func (t *Page) settleNote() string {
 	}
 	if mutating {
 		what = append(what, "the DOM still changing")
+	}
+	if frameless {
+		what = append(what, "no frame rendered since load")
 	}
 	if len(what) == 0 {
 		what = append(what, "still changing")
