@@ -177,6 +177,19 @@ func (s *settleState) bodyLocked(now time.Time, id network.RequestID, r busyRequ
 	}
 }
 
+// endedLocked records the end of request id (Network.loadingFinished or
+// loadingFailed), tracked or other; evMu is held.
+func (s *settleState) endedLocked(now time.Time, id network.RequestID) {
+	if s.others[id] {
+		delete(s.others, id)
+		s.otherAt = now
+	}
+	if r, ok := s.busy[id]; ok {
+		delete(s.busy, id)
+		s.requestLocked(now, r.kind)
+	}
+}
+
 // kickLocked records a change and wakes the settle waiters; evMu is held.
 func (s *settleState) kickLocked(now time.Time) {
 	if s.ready != "" && s.ready == s.doc {
@@ -321,23 +334,9 @@ func (t *Page) onSettleEventLocked(ev any) {
 			s.bodyLocked(now, ev.RequestID, r)
 		}
 	case *network.EventLoadingFinished:
-		if s.others[ev.RequestID] {
-			delete(s.others, ev.RequestID)
-			s.otherAt = now
-		}
-		if r, ok := s.busy[ev.RequestID]; ok {
-			delete(s.busy, ev.RequestID)
-			s.requestLocked(now, r.kind)
-		}
+		s.endedLocked(now, ev.RequestID)
 	case *network.EventLoadingFailed:
-		if s.others[ev.RequestID] {
-			delete(s.others, ev.RequestID)
-			s.otherAt = now
-		}
-		if r, ok := s.busy[ev.RequestID]; ok {
-			delete(s.busy, ev.RequestID)
-			s.requestLocked(now, r.kind)
-		}
+		s.endedLocked(now, ev.RequestID)
 	case *runtime.EventBindingCalled:
 		if ev.Name != settleBinding {
 			break
