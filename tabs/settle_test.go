@@ -130,6 +130,13 @@ func settlePages(t testing.TB) *httptest.Server {
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprint(w, `{"msg": "from the api"}`)
 	})
+	// As /slices, for 3 s.
+	mux.HandleFunc("/spinning", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Spinning</title><main><h1>Working</h1></main>
+<script>addEventListener('load', () => { const t0 = performance.now(); const c = new MessageChannel();
+  c.port1.onmessage = () => { const t = performance.now(); while (performance.now() - t < 5); if (performance.now() - t0 < 3000) c.port2.postMessage(0); };
+  c.port2.postMessage(0); });</script>`)
+	})
 	mux.HandleFunc("/raf", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><title>Frames</title><main><h1 id=app>Loading</h1></main>
 <script>addEventListener('load', () => requestAnimationFrame(() => requestAnimationFrame(() => {
@@ -401,7 +408,8 @@ func TestOpenSettledUnreadBody(t *testing.T) {
 
 // TestOpenSettledNeverIdle: a page whose long poll and image never end
 // returns with the default wait about 500 ms after load (networkidle2
-// waited 5 s), with a note naming the pending requests.
+// waited 5 s), with a note naming the pending requests; one whose main
+// thread works in slices past the bound, with a note saying so.
 func TestOpenSettledNeverIdle(t *testing.T) {
 	t.Parallel()
 	ps := settlePages(t)
@@ -423,6 +431,15 @@ func TestOpenSettledNeverIdle(t *testing.T) {
 	}
 	if text := observeText(t, s, "never"); !strings.Contains(text, "Live feed") {
 		t.Errorf("observe: %q", text)
+	}
+	// A page that works in slices for 3 s: the note says its main thread
+	// was not idle.
+	res, err = s.Open(context.Background(), tabs.OpenOptions{Name: "spinning", URL: ps.URL + "/spinning"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "its main thread not idle") {
+		t.Errorf("open /spinning: notes %q, want one saying its main thread was not idle", res.Notes)
 	}
 }
 

@@ -572,7 +572,11 @@ func (t *Page) settleNote() string {
 	// A visible page that rendered no frame since load: something holds
 	// its rendering (a view transition whose update waits, a
 	// render-blocking resource).
-	frameless := t.st.scripted == t.st.doc && !t.st.hidden && t.st.framed != t.st.doc
+	watched := t.st.scripted == t.st.doc && !t.st.hidden
+	frameless := watched && t.st.framed != t.st.doc
+	// One whose quiet settle.js has not confirmed in the page's own time:
+	// its timer came late, or no idle time came after it.
+	busy := watched && !frameless && t.st.quietAfter < t.st.batch
 	t.evMu.Unlock()
 	if nav != "" {
 		return fmt.Sprintf("%v after load the page was still navigating to %s (its own redirect; the server had not answered)", settleMax, nav)
@@ -587,6 +591,9 @@ func (t *Page) settleNote() string {
 	}
 	if frameless {
 		what = append(what, "no frame rendered since load")
+	}
+	if busy && !mutating {
+		what = append(what, "its main thread not idle")
 	}
 	if len(what) == 0 {
 		what = append(what, "still changing")
