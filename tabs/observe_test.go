@@ -3,6 +3,7 @@ package tabs_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"net/http"
@@ -929,5 +930,42 @@ func obsCheckGolden(t *testing.T, file, got string) {
 				t.Fatalf("%s differs at line %d (run with -update if intended):\n got: %s\nwant: %s", file, i+1, g, w)
 			}
 		}
+	}
+}
+
+// TestClickTransformedCrossSiteFrame clicks elements of cross-site
+// (out-of-process) iframes under a CSS scale and a rotation, where the
+// frame's offset alone would put the press on the page's "Delete
+// everything" button, and refuses one under a transparent cover of the
+// parent page, naming it, without the cover getting the click.
+func TestClickTransformedCrossSiteFrame(t *testing.T) {
+	t.Parallel()
+	s := obsServer(t)
+	tab := obsOpen(t, s.URL+"/o/frames-xform.html")
+	var obs *observe.Observation
+	for range 50 {
+		obs = obsObserve(t, tab, tabs.ObserveOptions{})
+		if len(obsFind(obs, "button", "Charlie covered")) == 1 && len(obsFind(obs, "button", "Bravo rotated")) == 1 && len(obsFind(obs, "button", "Charlie scaled")) == 1 {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	for _, name := range []string{"Charlie scaled", "Alpha scaled", "Bravo rotated", "Charlie rotated"} {
+		el := obsOne(t, obs, "button", name)
+		if _, err := obsClick(t, tab, el.ID); err != nil {
+			t.Fatalf("click %s (%d): %v", name, el.ID, err)
+		}
+		obsWaitLog(t, tab, name)
+	}
+	el := obsOne(t, obs, "button", "Charlie covered")
+	_, err := obsClick(t, tab, el.ID)
+	var te *tabs.Error
+	if !errors.As(err, &te) || te.Code != errcode.NotActionable || !strings.Contains(te.Msg, "div#cover.glass") {
+		t.Errorf("click under the page's cover: %v, want not_actionable naming div#cover.glass", err)
+	}
+	var log []string
+	obsEval(t, tab, "window.log", &log)
+	if want := []string{"Charlie scaled", "Alpha scaled", "Bravo rotated", "Charlie rotated"}; !slices.Equal(log, want) {
+		t.Errorf("the page's log %q, want %q (no danger, no cover)", log, want)
 	}
 }

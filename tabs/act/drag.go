@@ -222,17 +222,9 @@ func (t *Actor) viewportSize(ctx context.Context) (float64, float64) {
 // top-level viewport CSS pixels (DOM.getContentQuads). Errors:
 // not_actionable when it has no box.
 func (t *Actor) center(ctx context.Context, el *element) (float64, float64, error) {
-	q, err := t.ContentQuads(ctx, el.sess, el.obj)
-	if err != nil || len(q.Quads) == 0 || len(q.Quads[0]) != 8 {
+	x, y, ok := quadCentre(t.ContentQuads(ctx, el.sess, el.obj))
+	if !ok {
 		return 0, 0, &pagecore.Error{Code: errcode.NotActionable, Msg: el.desc + " has no layout box (hidden or detached)"}
-	}
-	var x, y float64
-	for i := 0; i < 8; i += 2 {
-		x += q.Quads[0][i] / 4
-		y += q.Quads[0][i+1] / 4
-	}
-	if math.IsNaN(x) || math.IsNaN(y) {
-		return 0, 0, &pagecore.Error{Code: errcode.NotActionable, Msg: el.desc + " has no layout box"}
 	}
 	return x, y, nil
 }

@@ -318,6 +318,7 @@ func (t *Actor) actionable(ctx context.Context, el *element, o actOpts, wait tim
 	deadline := time.Now().Add(wait)
 	var st actState
 	var coveredSince time.Time // the same cover over a still element, since
+	var frameCover string      // what of the parent page covered an out-of-process iframe's element last
 	net := t.InFlight()
 	for {
 		args := map[string]any{"enabled": o.enabled, "hitTest": o.hitTest, "arm": o.arm, "quick": o.quick}
@@ -339,7 +340,13 @@ func (t *Actor) actionable(ctx context.Context, el *element, o actOpts, wait tim
 			}
 		}
 		if st.State == "ok" {
-			break
+			x, y, cover, err := t.topPoint(ctx, el, &st)
+			if err != nil || cover == "" {
+				return x, y, err
+			}
+			// Something of the parent page's covers the frame there.
+			st = actState{State: "covered", By: cover, Same: cover == frameCover, Tag: st.Tag}
+			frameCover = cover
 		}
 		if st.State == "detached" {
 			return 0, 0, gone(el)
@@ -364,32 +371,68 @@ func (t *Actor) actionable(ctx context.Context, el *element, o actOpts, wait tim
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// topPoint returns the point an actionability check that passed (st)
+// tested, in top-level viewport CSS pixels, and remembers what the check
+// saw for verify. A point of the top frame at scale 1 needs no mapping;
+// others come from the element's first content quad (DOM.getContentQuads),
+// mapped through the <iframe>s of an out-of-process iframe (FrameMap).
+// For an element in an out-of-process iframe, cover is what the
+// top-level page would give the click at that point instead of the
+// frame's <iframe> (DOM.getNodeForLocation), "" when nothing covers it:
+// the guard actionable.js arms runs in the element's frame and cannot
+// see the parent's elements. Errors: not_actionable when the element or
+// its frame has no box, stale_element when the frame is gone.
+func (t *Actor) topPoint(ctx context.Context, el *element, st *actState) (x, y float64, cover string, err error) {
 	el.box, el.fx, el.fy, el.bg = st.Box, st.X, st.Y, st.Bg
 	if st.Top && el.sess == nil {
-		return st.X, st.Y, nil
+		return st.X, st.Y, "", nil
 	}
-	if el.sess != nil {
-		// In an out-of-process iframe, scrollIntoView scrolls the
-		// ancestors in their own renderers, and the browser routes input
-		// by what they last presented: let the top page present first.
-		if err := t.AwaitTopFrames(ctx); err != nil {
-			t.log.Debug("wait for the top page's frames", "tab", t.Name(), "err", err)
+	if el.sess == nil {
+		q, err := t.ContentQuads(ctx, nil, el.obj)
+		if x, y, ok := quadCentre(q, err); ok {
+			return x, y, "", nil
 		}
+		return st.X, st.Y, "", nil
 	}
-	// The point in top-level coordinates: content quads map frames.
-	q, err := t.ContentQuads(ctx, el.sess, el.obj)
-	if err == nil && len(q.Quads) > 0 && len(q.Quads[0]) == 8 {
-		best := q.Quads[0]
-		var x, y float64
-		for i := 0; i < 8; i += 2 {
-			x += best[i] / 4
-			y += best[i+1] / 4
-		}
-		if !math.IsNaN(x) && !math.IsNaN(y) {
-			return x, y, nil
-		}
+	// In an out-of-process iframe, scrollIntoView scrolls the
+	// ancestors in their own renderers, and the browser routes input
+	// by what they last presented: let the top page present first.
+	if err := t.AwaitTopFrames(ctx); err != nil {
+		t.log.Debug("wait for the top page's frames", "tab", t.Name(), "err", err)
 	}
-	return st.X, st.Y, nil
+	m, err := t.FrameMap(ctx, el.sess)
+	if err != nil {
+		return 0, 0, "", err
+	}
+	q, err := cdp.Call(ctx, el.sess, dom.GetContentQuads, dom.GetContentQuadsParams{ObjectID: el.obj})
+	fx, fy, ok := quadCentre(q, err)
+	if !ok {
+		return 0, 0, "", &pagecore.Error{Code: errcode.NotActionable, Msg: el.desc + " has no layout box (hidden or detached)"}
+	}
+	x, y = m.Point(fx, fy)
+	node, desc, err := t.NodeAt(ctx, x, y)
+	if err != nil {
+		return 0, 0, "", err
+	}
+	if node != m.Owner {
+		return x, y, desc, nil
+	}
+	return x, y, "", nil
+}
+
+// quadCentre is the centre of the first quad of a DOM.getContentQuads
+// answer; ok is false when there is none.
+func quadCentre(q dom.GetContentQuadsResult, err error) (x, y float64, ok bool) {
+	if err != nil || len(q.Quads) == 0 || len(q.Quads[0]) != 8 {
+		return 0, 0, false
+	}
+	for i := 0; i < 8; i += 2 {
+		x += q.Quads[0][i] / 4
+		y += q.Quads[0][i+1] / 4
+	}
+	return x, y, !math.IsNaN(x) && !math.IsNaN(y)
 }
 
 // verify checks, just before the mouse goes down, that el still has the

@@ -2,7 +2,10 @@ package pagecore
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"math"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -175,23 +178,150 @@ func (t *Page) SessionOf(sess *chromedp.Target) *chromedp.Target {
 // ContentQuads returns an element's content quads (DOM.getContentQuads)
 // in top-level viewport CSS pixels: the quads of an element in an
 // out-of-process iframe are relative to that frame's viewport, so they are
-// offset by the iframe's content box, and its parents', in turn.
+// mapped onto its <iframe>'s content box, and its parents', in turn
+// (FrameMap).
 func (t *Page) ContentQuads(ctx context.Context, sess *chromedp.Target, obj runtime.RemoteObjectID) (dom.GetContentQuadsResult, error) {
 	q, err := cdp.Call(ctx, t.SessionOf(sess), dom.GetContentQuads, dom.GetContentQuadsParams{ObjectID: obj})
 	if err != nil || sess == nil {
 		return q, err
 	}
-	dx, dy, err := t.FrameOrigin(ctx, sess)
+	m, err := t.FrameMap(ctx, sess)
 	if err != nil {
 		return q, err
 	}
 	for _, quad := range q.Quads {
 		for i := 0; i+1 < len(quad); i += 2 {
-			quad[i] += dx
-			quad[i+1] += dy
+			quad[i], quad[i+1] = m.Point(quad[i], quad[i+1])
 		}
 	}
 	return q, nil
+}
+
+// FrameMap maps points of an out-of-process iframe's viewport to the
+// top-level viewport, both in CSS pixels. Each level is the affine map
+// that takes the frame's viewport (its innerWidth × innerHeight, read in
+// the walker's isolated world of the frame) onto the content quad of its
+// <iframe> in the parent (DOM.getFrameOwner, DOM.getBoxModel): so a
+// frame under a CSS transform (scaled, rotated) maps as the browser
+// draws it, not only by its offset. Owner is the outermost <iframe>'s
+// backend node id, in the page target's renderer: what a hit test of the
+// top-level page (DOM.getNodeForLocation) finds over the frame when
+// nothing covers it.
+type FrameMap struct {
+	levels []frameLevel // innermost first
+	Owner  cdp.BackendNodeID
+}
+
+// frameLevel maps (x, y) to origin + x·u + y·v.
+type frameLevel struct{ ox, oy, ux, uy, vx, vy float64 }
+
+// Point maps (x, y) from the frame's viewport to the top-level one.
+func (m FrameMap) Point(x, y float64) (float64, float64) {
+	for _, l := range m.levels {
+		x, y = l.ox+x*l.ux+y*l.vx, l.oy+x*l.uy+y*l.vy
+	}
+	return x, y
+}
+
+// FrameMap returns the map of the out-of-process iframe whose session is
+// s (see FrameMap). Errors: stale_element when the frame is gone,
+// not_actionable when its <iframe> has no box.
+func (t *Page) FrameMap(ctx context.Context, s *chromedp.Target) (FrameMap, error) {
+	var m FrameMap
+	for depth := 0; s != nil && s != t.target && depth < 16; depth++ {
+		t.ob.mu.Lock()
+		o := t.ob.oopifs[s.TargetID]
+		t.ob.mu.Unlock()
+		if o == nil {
+			return m, &Error{Code: errcode.StaleElement, Msg: "the element's frame is gone; observe again", Err: ErrStale}
+		}
+		owner, err := cdp.Call(ctx, o.parent, dom.GetFrameOwner, dom.GetFrameOwnerParams{FrameID: cdp.FrameID(s.TargetID)})
+		if err != nil {
+			return m, CDPErr("find the frame's iframe", err)
+		}
+		bm, err := cdp.Call(ctx, o.parent, dom.GetBoxModel, dom.GetBoxModelParams{BackendNodeID: owner.BackendNodeID})
+		if err != nil || bm.Model == nil || len(bm.Model.Content) != 8 {
+			return m, &Error{Code: errcode.NotActionable, Msg: "the element's frame has no layout box (hidden)"}
+		}
+		w, h, err := t.frameViewport(ctx, s)
+		if err != nil {
+			return m, err
+		}
+		c := bm.Model.Content // clockwise from the frame's top left
+		m.levels = append(m.levels, frameLevel{
+			ox: c[0], oy: c[1],
+			ux: (c[2] - c[0]) / w, uy: (c[3] - c[1]) / w,
+			vx: (c[6] - c[0]) / h, vy: (c[7] - c[1]) / h,
+		})
+		m.Owner = owner.BackendNodeID
+		s = o.parent
+	}
+	return m, nil
+}
+
+// NodeAt returns the node that a hit test of the top-level page finds
+// at (x, y), in top-level viewport CSS pixels (DOM.getNodeForLocation at
+// that point plus the scroll offset, Page.getLayoutMetrics,
+// which descends into the page renderer's own frames and stops at an
+// out-of-process iframe's <iframe>), and a short description of it
+// (tag#id.class, DOM.describeNode).
+func (t *Page) NodeAt(ctx context.Context, x, y float64) (cdp.BackendNodeID, string, error) {
+	// DOM.getNodeForLocation takes document coordinates.
+	lm, err := cdp.Call(ctx, t.target, page.GetLayoutMetrics, cdp.Empty{})
+	if err != nil {
+		return 0, "", CDPErr("hit-test the page", err)
+	}
+	if v := lm.CSSLayoutViewport; v != nil {
+		x, y = x+float64(v.PageX), y+float64(v.PageY)
+	}
+	n, err := cdp.Call(ctx, t.target, dom.GetNodeForLocation, dom.GetNodeForLocationParams{X: int64(math.Floor(x)), Y: int64(math.Floor(y))})
+	if err != nil {
+		return 0, "", CDPErr("hit-test the page", err)
+	}
+	d, err := cdp.Call(ctx, t.target, dom.DescribeNode, dom.DescribeNodeParams{BackendNodeID: n.BackendNodeID})
+	if err != nil || d.Node == nil {
+		return n.BackendNodeID, "an element", nil
+	}
+	desc := strings.ToLower(d.Node.LocalName)
+	if desc == "" {
+		desc = strings.ToLower(d.Node.NodeName)
+	}
+	var id, cls string
+	for i := 0; i+1 < len(d.Node.Attributes); i += 2 {
+		switch v := d.Node.Attributes[i+1]; d.Node.Attributes[i] {
+		case "id":
+			if v != "" {
+				id = "#" + v
+			}
+		case "class":
+			f := strings.Fields(v)
+			for _, c := range f[:min(2, len(f))] {
+				cls += "." + c
+			}
+		}
+	}
+	return n.BackendNodeID, desc + id + cls, nil
+}
+
+// frameViewport returns an out-of-process iframe's viewport size in its
+// own CSS pixels (innerWidth, innerHeight: the content box of its
+// <iframe> before transforms, scrollbars included), read in the walker's
+// isolated world (Page.createIsolatedWorld gives the frame's existing
+// one), where page scripts cannot replace them.
+func (t *Page) frameViewport(ctx context.Context, s *chromedp.Target) (float64, float64, error) {
+	r, err := cdp.Call(ctx, s, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: cdp.FrameID(s.TargetID), WorldName: "tabpilot"})
+	if err != nil {
+		return 0, 0, CDPErr("the frame's viewport", err)
+	}
+	v, err := cdp.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{Expression: "[innerWidth, innerHeight]", ContextID: r.ExecutionContextID, ReturnByValue: new(true)})
+	if err != nil {
+		return 0, 0, CDPErr("the frame's viewport", err)
+	}
+	var wh [2]float64
+	if v.Result == nil || json.Unmarshal(v.Result.Value, &wh) != nil || wh[0] <= 0 || wh[1] <= 0 {
+		return 0, 0, &Error{Code: errcode.NotActionable, Msg: "the element's frame has no viewport (zero size)"}
+	}
+	return wh[0], wh[1], nil
 }
 
 // topFramesJS resolves after two animation frames of its page (at most
