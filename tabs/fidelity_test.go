@@ -511,3 +511,55 @@ func TestObserveSVGLinks(t *testing.T) {
 		t.Errorf("after a click on the SVG link: title %q, want Page B", title)
 	}
 }
+
+// TestClickPickOnMousedown: an autocomplete list that picks its item on
+// mousedown and closes at once leaves the release and the click to what
+// was under the item. The page had the press and picked: the click
+// succeeds with a note saying so (an error would have an agent click
+// again), and the element under the pointer gets neither the release
+// nor the click.
+func TestClickPickOnMousedown(t *testing.T) {
+	t.Parallel()
+	base := httptestServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Pick</title>
+<input id=q aria-label=City><ul id=sug style="position:absolute;top:40px;margin:0;padding:0;list-style:none;background:#fff"></ul>
+<p id=under style="margin-top:40px" onmouseup="window.ups++" onclick="window.clicks++">Chosen: <span id=chosen>none</span></p>
+<script>
+window.ups = 0; window.clicks = 0;
+q.addEventListener('input', () => {
+  sug.innerHTML = '';
+  for (const c of ['Paris', 'Prague', 'Porto']) {
+    const li = document.createElement('li');
+    li.textContent = c; li.style.cursor = 'pointer'; li.style.padding = '4px';
+    li.addEventListener('mousedown', (e) => { e.preventDefault(); chosen.textContent = c; q.value = c; sug.style.display = 'none'; });
+    sug.appendChild(li);
+  }
+  sug.style.display = 'block';
+});
+</script>`)
+	}))
+	tab := obsOpen(t, base+"/")
+	var got string
+	var res *tabs.ActionResult
+	err := run(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
+		if _, err := tb.Type(ctx, tabs.Target{Selector: "#q"}, "P"); err != nil {
+			return err
+		}
+		var err error
+		if res, err = tb.Click(ctx, tabs.Target{Selector: "text/Prague"}); err != nil {
+			return err
+		}
+		raw, err := tb.Evaluate(ctx, "chosen.textContent + ' ' + ups + ' ' + clicks", nil)
+		got = strings.Trim(string(raw), `"`)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != "Prague 0 0" {
+		t.Errorf("chosen, ups and clicks under it: %q, want %q", got, "Prague 0 0")
+	}
+	if res == nil || !strings.Contains(res.Note, "got the press (mousedown)") {
+		t.Errorf("note %+v, want one saying the element got the press", res)
+	}
+}

@@ -155,6 +155,7 @@ func (t *Actor) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionRe
 		Got     bool   `json:"got"`
 		By      string `json:"by"`
 		Touched bool   `json:"touched"`
+		Pressed bool   `json:"pressed"`
 		Moved   bool   `json:"moved"`
 		Reached bool   `json:"reached"`
 	}
@@ -168,26 +169,33 @@ func (t *Actor) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionRe
 		return res, false, nil
 	}
 	if err == nil && got != nil && !got.Got && t.NavSeq() == nav.Seq {
-		if got.By != "" && o.quick && !got.Touched && ctx.Err() == nil {
+		switch {
+		case got.By != "" && o.quick && !got.Touched && ctx.Err() == nil:
 			o.quick = false
 			return nil, true, nil
-		}
-		if got.By != "" && got.Moved {
+		case got.By != "" && got.Pressed:
+			// The press reached the element; then it went away or
+			// moved (an autocomplete list that picks on mousedown and
+			// closes), and the release went to what was under the
+			// pointer, which the guard stopped. The page had the press
+			// and may have acted on it: not an error, which a caller
+			// would answer by clicking again.
+			res.Note = el.desc + " got the press (mousedown) and then went away or moved, so the release and the click went to " + got.By + " instead, and tabpilot stopped them there; the page had the press and may have acted on it (menus and autocomplete lists pick on mousedown): observe to see"
+		case got.By != "" && got.Moved:
 			return nil, false, &pagecore.Error{Code: errcode.NotActionable, Msg: el.desc + " moved away from the pointer as the mouse reached it (a mouseover or pointer handler of the page moved it), so the press would have gone to " + got.By + ", under the pointer; tabpilot stopped the click from reaching it",
 				Hint: "Such an element cannot be clicked by a person either; if it moves only once, observe again and click it where it is now."}
-		}
-		if got.By != "" {
+		case got.By != "":
 			return nil, false, &pagecore.Error{Code: errcode.NotActionable, Msg: el.desc + " did not receive the click: " + got.By + " was on top of it at that moment, and tabpilot stopped the click from reaching it"}
-		}
-		if !got.Reached {
+		case !got.Reached:
 			return nil, false, &pagecore.Error{Code: errcode.NotActionable, Msg: el.desc + " did not receive the click event (a page listener stopped it before it got there, or another element took it)"}
+		default:
+			// The click went to the element, as a person's would, and a
+			// listener of the page on its way (a delegating one on the
+			// document or an ancestor) stopped it there: the page had it,
+			// and may have acted on it. Not an error: a caller that took it
+			// for one would click again, and act twice.
+			res.Note = "a listener of the page on an ancestor (such as a delegating one on the document) stopped the click event before it reached " + el.desc + "; the page had the click and may have handled it there"
 		}
-		// The click went to the element, as a person's would, and a
-		// listener of the page on its way (a delegating one on the
-		// document or an ancestor) stopped it there: the page had it,
-		// and may have acted on it. Not an error: a caller that took it
-		// for one would click again, and act twice.
-		res.Note = "a listener of the page on an ancestor (such as a delegating one on the document) stopped the click event before it reached " + el.desc + "; the page had the click and may have handled it there"
 	}
 	// The check's reply, on the top page's session, came after the events
 	// the renderer sent before it.

@@ -15,7 +15,7 @@
 // it also arms the click (see arm below), so the caller can tell whether
 // the click that follows reached the element; with opts.quick too, the
 // verify call arms it. opts.done ends the element's armed click and
-// returns what its guard saw ({got, by, touched, moved, reached}, null
+// returns what its guard saw ({got, by, touched, pressed, moved, reached}, null
 // when none is armed). With opts.row and opts.key (an element by number)
 // it first compares what the node shows (js/rowkey.js): when the node no longer
 // shows the list item or row it was numbered in, or its old label is now
@@ -87,7 +87,9 @@ async function check(opts, el) {
     // path holds it), passed the window's capture phase: a page listener
     // that then stopped it short of the element (event delegation on the
     // document, say) had it.
-    const st = { got: false, by: '', over: false, touched: false, moved: false, reached: false };
+    // pressed: the press (pointerdown, mousedown) reached the target,
+    // whatever came of the release.
+    const st = { got: false, by: '', over: false, touched: false, pressed: false, moved: false, reached: false };
     const box0 = rect();
     // The content slotted into the target is the target too.
     const ok = [el, ...(target.labels ? Array.from(target.labels) : []), ...slotted()];
@@ -106,6 +108,7 @@ async function check(opts, el) {
       if (!e.isTrusted) return;
       if (mine(e)) {
         st.touched = true;
+        if (e.type === 'pointerdown' || e.type === 'mousedown') st.pressed = true;
         if (e.type === 'click') st.reached = true;
         return;
       }
