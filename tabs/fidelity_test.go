@@ -563,3 +563,27 @@ q.addEventListener('input', () => {
 		t.Errorf("note %+v, want one saying the element got the press", res)
 	}
 }
+
+// TestClickDisplayContents: an element with display: contents has no box
+// of its own; the observation offers it (it has a click handler, or a
+// role), and a click by number lands on its contents, which is where a
+// person's click would go.
+func TestClickDisplayContents(t *testing.T) {
+	t.Parallel()
+	base := httptestServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Contents</title><script>window.hits = [];</script>
+<div style="display:contents" onclick="hits.push('wrap')"><span>display contents child</span></div>
+<p>between</p>
+<div style="display:contents" role="button" tabindex="0" onclick="hits.push('role')">dc role button</div>`)
+	}))
+	tab := obsOpen(t, base+"/")
+	o := obsObserve(t, tab, tabs.ObserveOptions{})
+	for _, c := range []struct{ role, name string }{{"clickable", "display contents child"}, {"button", "dc role button"}} {
+		if _, err := obsClick(t, tab, obsOne(t, o, c.role, c.name).ID); err != nil {
+			t.Fatalf("click %s %q: %v", c.role, c.name, err)
+		}
+	}
+	if got := evalString(t, tab, "hits.join()"); got != "wrap,role" {
+		t.Errorf("hits %q, want wrap,role", got)
+	}
+}

@@ -158,9 +158,18 @@ async function check(opts, el) {
     if (name) mapImg = target.getRootNode().querySelector('img[usemap="#' + CSS.escape(name) + '"]');
   }
   /*AREABOX*/
+  // An element with display: contents has no box of its own: its boxes
+  // are its contents' (a wrapper whose click handler gets the clicks on
+  // its text).
+  const contents = getComputedStyle(target).display === 'contents';
+  const contentsRange = () => {
+    const r = document.createRange();
+    r.selectNodeContents(target);
+    return r;
+  };
   const rect = () => {
     if (mapImg) return areaBox(target, mapImg);
-    const r = target.getBoundingClientRect();
+    const r = contents ? contentsRange().getBoundingClientRect() : target.getBoundingClientRect();
     return [r.left, r.top, r.width, r.height];
   };
   const moved = (a, b) => a.some((v, i) => Math.abs(v - b[i]) > 0.5);
@@ -265,7 +274,11 @@ async function check(opts, el) {
     if (opts.arm) arm(target);
     return { state: 'ok', x: opts.x, y: opts.y, bg: document.visibilityState === 'hidden' };
   }
-  if (opts.scroll !== false) (mapImg || target).scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+  if (opts.scroll !== false) {
+    // Of display: contents, its first element with a box scrolls.
+    const into = mapImg || (contents ? Array.from(target.querySelectorAll('*')).find((e) => e.getClientRects().length) : target);
+    if (into) into.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+  }
   const style = getComputedStyle(mapImg || target);
   const r1 = rect();
   if (r1[2] === 0 || r1[3] === 0 || style.visibility === 'hidden' || style.display === 'none') {
@@ -318,7 +331,7 @@ async function check(opts, el) {
   // The centre of the first box with an area (a link that wraps has one
   // per line, and the centre of their union may be on neither).
   let box = null;
-  for (const b of mapImg ? [] : target.getClientRects()) {
+  for (const b of mapImg ? [] : contents ? contentsRange().getClientRects() : target.getClientRects()) {
     if (b.width > 0 && b.height > 0) { box = b; break; }
   }
   const x = box ? box.left + box.width / 2 : r2[0] + r2[2] / 2;
