@@ -587,3 +587,32 @@ func TestClickDisplayContents(t *testing.T) {
 		t.Errorf("hits %q, want wrap,role", got)
 	}
 }
+
+// TestClickHiddenByHover: a button that a :hover style hides, and one that
+// a mouseenter handler swaps for another in its place, fail the click at
+// once (its own mouse move hid them), saying so, and the button that took
+// the place gets nothing.
+func TestClickHiddenByHover(t *testing.T) {
+	t.Parallel()
+	base := httptestServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Hover</title><style>#fade:hover{visibility:hidden}</style>
+<script>window.hits = [];</script>
+<p><button id=fade onclick="hits.push('fade')">Fade</button></p>
+<p><button id=a onclick="hits.push('save')">Save draft</button><button id=b style="display:none" onclick="hits.push('delete')">Delete all</button></p>
+<script>a.addEventListener('mouseenter', () => { a.style.display = 'none'; b.style.display = ''; });</script>`)
+	}))
+	tab := obsOpen(t, base+"/")
+	for _, sel := range []string{"#fade", "#a"} {
+		err := run(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
+			_, err := tb.Click(ctx, tabs.Target{Selector: sel})
+			return err
+		})
+		var te *tabs.Error
+		if !errors.As(err, &te) || te.Code != errcode.NotActionable || !strings.Contains(te.Msg, "became hidden as the pointer reached it") {
+			t.Errorf("click %s: %v, want not_actionable: became hidden as the pointer reached it", sel, err)
+		}
+	}
+	if got := evalString(t, tab, "hits.join()"); got != "" {
+		t.Errorf("hits %q, want none", got)
+	}
+}

@@ -123,7 +123,7 @@ func (t *Actor) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionRe
 		// virtualised list re-rendering after the scroll, is found again.)
 		var e *pagecore.Error
 		if o.quick && errors.As(err, &e) && ctx.Err() == nil &&
-			(e.Code == errcode.NotActionable || (e.Code == errcode.ElementNotFound && tg.ID == 0)) {
+			((e.Code == errcode.NotActionable && !errors.Is(err, errVanished)) || (e.Code == errcode.ElementNotFound && tg.ID == 0)) {
 			o.quick = false
 			continue
 		}

@@ -3,6 +3,7 @@ package act
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -469,6 +470,7 @@ func gone(el *element) error {
 
 func notActionable(el *element, st *actState) error {
 	var why, hint string
+	var err error
 	switch st.State {
 	case "hidden":
 		why = "is not visible (zero size, display:none or visibility:hidden)"
@@ -477,6 +479,10 @@ func notActionable(el *element, st *actState) error {
 		hint = "Do first what enables it (fill the required fields, pick an option); observe shows it as disabled. A control that stays disabled " + coverSettle.String() + " on a page at rest fails the action without waiting for its timeout."
 	case "unstable":
 		why = "is still moving (animating)"
+	case "vanished":
+		why = "became hidden as the pointer reached it (a :hover style or a mouseenter handler of the page hides it, or swaps it for another element), so a press there would not reach it; tabpilot did not press"
+		hint = "A person could not click it either. If another control takes its place on hover, observe again with the pointer there (hover the element first) and click what shows."
+		err = errVanished
 	case "covered":
 		switch st.Why {
 		case "modal":
@@ -499,8 +505,12 @@ func notActionable(el *element, st *actState) error {
 	if st.Tag != "" {
 		name += " (" + st.Tag + ")"
 	}
-	return &pagecore.Error{Code: errcode.NotActionable, Msg: name + " " + why, Hint: hint}
+	return &pagecore.Error{Code: errcode.NotActionable, Msg: name + " " + why, Hint: hint, Err: err}
 }
+
+// errVanished marks the not_actionable error of an element that the
+// click's own mouse move hid: trying again would hide it again.
+var errVanished = errors.New("hidden by the pointer")
 
 // Box is an element's border box in page CSS pixels (from the top-left of
 // the document, not the viewport).

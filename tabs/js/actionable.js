@@ -2,7 +2,8 @@
 // an element with Runtime.callFunctionOn (this = the element). It scrolls
 // the element into view (nested scroll containers included), then reports
 // one state: "detached", "hidden", "disabled",
-// "unstable", "covered" (with a description of the element that receives
+// "unstable", "vanished" (the verify after the mouse move found it hidden:
+// the move hid it), "covered" (with a description of the element that receives
 // the pointer at the centre, or of what makes the target inert: why is
 // "modal" for an open modal dialog it is outside of, "inert" for an inert
 // ancestor, "nopointer" when it has pointer-events: none; same when the
@@ -268,7 +269,13 @@ async function check(opts, el) {
       w.end();
       if (!w.moved) await nextFrame();
     }
-    if (opts.verify.length === 4 && moved(rect(), opts.verify)) return { state: 'unstable', tag: describe(target) };
+    // Hidden now, after the check saw it shown: the mouse move hid it (a
+    // :hover style, a mouseenter handler that swaps it for another
+    // element). A person could not click it either.
+    const now = rect();
+    const vs = getComputedStyle(mapImg || target);
+    if (now[2] === 0 || now[3] === 0 || vs.visibility === 'hidden' || vs.display === 'none') return { state: 'vanished', tag: describe(target) };
+    if (opts.verify.length === 4 && moved(now, opts.verify)) return { state: 'unstable', tag: describe(target) };
     const cover = hitTest(opts.x, opts.y);
     if (cover) return cover;
     if (opts.arm) arm(target);
