@@ -616,3 +616,48 @@ func TestClickHiddenByHover(t *testing.T) {
 		t.Errorf("hits %q, want none", got)
 	}
 }
+
+// TestClickWaitsForASlowAnswer: a button that a 2.5 s fetch enables, and
+// one under an overlay that the answer of such a fetch removes, are
+// clicked once the answer comes: a request in flight for less than 10 s
+// is a page still loading, not a page at rest, whose cover or disabled
+// control would fail the action after 1.5 s.
+func TestClickWaitsForASlowAnswer(t *testing.T) {
+	t.Parallel()
+	base := httptestServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/slow" {
+			time.Sleep(2500 * time.Millisecond)
+			fmt.Fprint(w, "ok")
+			return
+		}
+		fmt.Fprint(w, `<!doctype html><title>Slow</title><script>window.hits = [];</script>
+<button id=pay disabled onclick="hits.push('pay')">Pay</button>
+<p><button id=go onclick="hits.push('go')">Go</button></p>
+<div id=ov style="position:fixed;inset:0;background:rgba(0,0,0,.3)"></div>
+<script>
+function load(f) { fetch('/slow?' + Math.random()).then(f); }
+</script>`)
+	}))
+	tab := obsOpen(t, base+"/")
+	err := sup.Run(context.Background(), tab.Name(), 20*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
+		if _, err := tb.Evaluate(ctx, "load(() => ov.remove())", nil); err != nil {
+			return err
+		}
+		if _, err := tb.Click(ctx, tabs.Target{Selector: "#go"}); err != nil {
+			return fmt.Errorf("click under the overlay: %w", err)
+		}
+		if _, err := tb.Evaluate(ctx, "load(() => { pay.disabled = false; })", nil); err != nil {
+			return err
+		}
+		if _, err := tb.Click(ctx, tabs.Target{Selector: "#pay"}); err != nil {
+			return fmt.Errorf("click the disabled button: %w", err)
+		}
+		return nil
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := evalString(t, tab, "hits.join()"); got != "go,pay" {
+		t.Errorf("hits %q, want go,pay", got)
+	}
+}

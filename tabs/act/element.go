@@ -15,6 +15,7 @@ import (
 	"github.com/chromedp/cdproto/accessibility"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
@@ -237,11 +238,29 @@ type actState struct {
 
 // coverSettle is how long an element may stay covered by the same
 // element, or disabled, with the page loaded, no request starting or
-// ending and nothing animating, before an action fails without waiting
+// ending, none in flight for less than youngRequest, and nothing
+// animating, before an action fails without waiting
 // for the rest of its time: a cookie backdrop or a modal dialog does not
 // go away by itself, nor does a disabled button enable itself. An element that moves, a page that loads, fetches or animates,
 // or a cover that changes keeps the whole wait.
 const coverSettle = 1500 * time.Millisecond
+
+// youngRequest is how long a request in flight keeps an action waiting
+// for a cover to go or a control to enable: a fetch whose answer does it
+// (a slow API) keeps the wait; one in flight longer is taken for a long
+// poll or a stream, which never ends.
+const youngRequest = 10 * time.Second
+
+// youngInFlight reports whether a request of reqs has been in flight for
+// less than youngRequest.
+func youngInFlight(reqs map[network.RequestID]pagecore.Request) bool {
+	for _, r := range reqs {
+		if time.Since(r.Start) < youngRequest {
+			return true
+		}
+	}
+	return false
+}
 
 // callOn calls a function declaration on an element
 // (Runtime.callFunctionOn, awaiting promises, result by value) and decodes
@@ -352,11 +371,12 @@ func (t *Actor) actionable(ctx context.Context, el *element, o actOpts, wait tim
 		if st.State == "detached" {
 			return 0, 0, gone(el)
 		}
-		// Requests that start or end mean the page is still loading (a
-		// spinner that goes when the data is there); one that stays in
-		// flight (a long poll) does not.
+		// Requests that start or end, or one in flight for less than
+		// youngRequest, mean the page is still loading (a spinner that
+		// goes when the data is there, a button a slow answer enables);
+		// one that stays in flight longer (a long poll) does not.
 		now := t.InFlight()
-		if (st.State != "covered" && st.State != "disabled") || !st.Same || st.Busy || !maps.Equal(now, net) {
+		if (st.State != "covered" && st.State != "disabled") || !st.Same || st.Busy || !maps.Equal(now, net) || youngInFlight(now) {
 			coveredSince = time.Time{}
 			net = now
 		} else if coveredSince.IsZero() {

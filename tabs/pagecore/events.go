@@ -187,7 +187,7 @@ func (t *Page) onEvent(ev any) {
 			t.navRestorable = false
 		}
 		if len(t.inflight) < 10000 {
-			t.inflight[ev.RequestID] = Request{ev.Request.URL, ev.LoaderID, ev.FrameID}
+			t.inflight[ev.RequestID] = Request{ev.Request.URL, ev.LoaderID, ev.FrameID, time.Now()}
 		}
 		t.evMu.Unlock()
 	case *network.EventResponseReceived:
@@ -220,12 +220,14 @@ func (t *Page) onEvent(ev any) {
 	}
 }
 
-// Request is a request of the page in flight: its URL and the loader
-// of the document that made it (Network.requestWillBeSent loaderId).
+// Request is a request of the page in flight: its URL, the loader of
+// the document that made it and its frame (Network.requestWillBeSent
+// loaderId, frameId), and when it started (as tabpilot got the event).
 type Request struct {
 	URL    string
 	Loader cdp.LoaderID
 	Frame  cdp.FrameID
+	Start  time.Time
 }
 
 // pendingRequests returns the number of the page's requests in flight
