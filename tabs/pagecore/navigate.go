@@ -339,8 +339,8 @@ func (t *Page) HeldByNavigation(ctx context.Context, m NavMark) (context.Context
 // one is (requested, neither committed nor stopped): Chromium answers no
 // call to the page until it commits, so a call made meanwhile waits for
 // the page's server, up to its whole timeout when the server never
-// answers. It returns a context of ctx that ends once that navigation has
-// been pending navCommitWait (counted from its request), its cancel, and
+// answers. It returns a context of ctx that ends once the call has waited
+// navCommitWait for that navigation to commit, its cancel, and
 // held, which after the context ended so returns the honest error
 // (code timeout, naming the navigation), else nil. A navigation started
 // meanwhile (a goto, which Chromium does answer) ends the bound.
@@ -354,7 +354,10 @@ func (t *Page) HeldByPending(ctx context.Context) (context.Context, context.Canc
 	cctx, cancel := context.WithCancel(ctx)
 	var fired atomic.Bool
 	go func() {
-		limit := time.NewTimer(time.Until(since.Add(navCommitWait)))
+		// Counted from the call, not from the navigation's request: a
+		// call right after a click that gave up waiting for the commit
+		// (its note says so) still waits its own while.
+		limit := time.NewTimer(navCommitWait)
 		defer limit.Stop()
 		for {
 			t.evMu.Lock()
@@ -380,7 +383,7 @@ func (t *Page) HeldByPending(ctx context.Context) (context.Context, context.Canc
 			return nil
 		}
 		return &Error{Code: errcode.Timeout, Msg: fmt.Sprintf("the page is still navigating to %s, which has not answered in %v (the page holds every call until it does: open another URL to give up on it)",
-			msg.Trim(url, 200), navCommitWait), Hint: "Try again when the server has answered, open another URL in the tab (which ends the wait), or close it."}
+			msg.Trim(url, 200), time.Since(since).Round(time.Second)), Hint: "Try again when the server has answered, open another URL in the tab (which ends the wait), or close it."}
 	}
 	return cctx, cancel, held
 }
