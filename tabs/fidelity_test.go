@@ -661,3 +661,34 @@ function load(f) { fetch('/slow?' + Math.random()).then(f); }
 		t.Errorf("hits %q, want go,pay", got)
 	}
 }
+
+// TestClickRowRenderedOnHover: a row whose mouseenter handler renders it
+// again (new nodes in the same place) removes the numbered button as the
+// click's pointer arrives: the number fails as stale, saying why, and a
+// selector finds the new button and clicks it.
+func TestClickRowRenderedOnHover(t *testing.T) {
+	t.Parallel()
+	base := httptestServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Rows</title><script>window.hits = [];</script>
+<div id=row><button id=act onclick="hits.push('old')">Refund</button></div>
+<script>row.addEventListener('mouseenter', () => {
+  row.innerHTML = '<button id=act onclick="hits.push(\'new\')">Refund</button>';
+}, {once: true});</script>`)
+	}))
+	tab := obsOpen(t, base+"/")
+	o := obsObserve(t, tab, tabs.ObserveOptions{})
+	_, err := obsClick(t, tab, obsOne(t, o, "button", "Refund").ID)
+	if errcode.Of(err) != errcode.StaleElement || !strings.Contains(err.Error(), "as the pointer reached it") {
+		t.Errorf("click by number: %v, want stale_element: removed as the pointer reached it", err)
+	}
+	err = run(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
+		_, err := tb.Click(ctx, tabs.Target{Selector: "#act"})
+		return err
+	})
+	if err != nil {
+		t.Fatalf("click by selector: %v", err)
+	}
+	if got := evalString(t, tab, "hits.join()"); got != "new" {
+		t.Errorf("hits %q, want new", got)
+	}
+}

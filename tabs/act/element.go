@@ -475,7 +475,7 @@ func (t *Actor) verify(ctx context.Context, el *element) error {
 	case "ok":
 		return nil
 	case "detached":
-		return gone(el)
+		return goneByPointer(el)
 	}
 	return notActionable(el, &st)
 }
@@ -486,6 +486,18 @@ func gone(el *element) error {
 		return &pagecore.Error{Code: errcode.StaleElement, Msg: fmt.Sprintf("element %d was removed from the page; observe again", el.number), Err: pagecore.ErrStale}
 	}
 	return &pagecore.Error{Code: errcode.ElementNotFound, Msg: el.desc + " was removed from the page"}
+}
+
+// goneByPointer is the error for an element that the page removed as the
+// click's mouse move reached it (a mouseenter handler that renders the
+// row again): a number names that node, which is gone; a selector finds
+// the new one (Click tries again).
+func goneByPointer(el *element) error {
+	if el.number > 0 {
+		return &pagecore.Error{Code: errcode.StaleElement, Msg: fmt.Sprintf("element %d was removed from the page as the pointer reached it (a mouseenter or mouseover handler that renders it again does that); observe again", el.number),
+			Hint: "Hover the element first (hover N), then observe and click the number the new element gets.", Err: pagecore.ErrStale}
+	}
+	return &pagecore.Error{Code: errcode.ElementNotFound, Msg: el.desc + " was removed from the page as the pointer reached it"}
 }
 
 func notActionable(el *element, st *actState) error {
