@@ -115,6 +115,16 @@ func settlePages(t testing.TB) *httptest.Server {
     if (performance.now() - t0 > 200) document.getElementById('app').textContent = 'Done in slices'; else c.port2.postMessage(0); };
   c.port2.postMessage(0); });</script>`)
 	})
+	// As /slices, each slice of 8 ms a setTimeout(0) task (Chromium
+	// clamps nested ones to 4 ms, so there is idle time between them,
+	// up to the next slice's timer).
+	mux.HandleFunc("/timeslices", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Time slices</title><main><h1 id=app>Working</h1></main>
+<script>addEventListener('load', () => { const t0 = performance.now();
+  const slice = () => { const t = performance.now(); while (performance.now() - t < 8);
+    if (performance.now() - t0 > 200) document.getElementById('app').textContent = 'Done in timer slices'; else setTimeout(slice, 0); };
+  setTimeout(slice, 0); });</script>`)
+	})
 	// A page that fetches after load and acts on the response without
 	// reading its body, from a server that closes the connection after
 	// it: Chromium then sends no Network.loadingFinished for it.
@@ -326,7 +336,9 @@ func observeText(t *testing.T, s *tabs.Supervisor, name string) string {
 // it stopped, even when its main thread is busy for 150 ms in between or
 // right after load (no mutation and no frame comes then: a renderer that
 // does not run is no quiet page), or busy in slices of 5 ms for 200 ms
-// (a main thread that leaves no idle time is no quiet page either); what a page renders on the second
+// (a main thread that leaves no idle time is no quiet page either), or
+// of 8 ms chained through setTimeout (idle time only until the next
+// slice's timer is due); what a page renders on the second
 // animation frame after load, from a script it adds at load, or on the
 // second frame after a load that came long after DOMContentLoaded (the
 // quiet counted from there), is in the first observation. The page does not see the
@@ -344,6 +356,7 @@ func TestOpenSettledSPA(t *testing.T) {
 		{"", "/stall", "Counted to six"},
 		{"", "/busyload", "Counted to six"},
 		{"", "/slices", "Done in slices"},
+		{"", "/timeslices", "Done in timer slices"},
 		{"", "/raf", "Drawn on the second frame"},
 		{"", "/late", "Rendered by the late script"},
 		{"", "/framed", "Ready after the image"},
