@@ -30,7 +30,7 @@ func TestObserveWhatAPersonActsOn(t *testing.T) {
 	has := func(el observe.Element, state string) bool { return slices.Contains(el.States, state) }
 
 	// Icon-only and role-less controls, named from what there is.
-	for _, name := range []string{"menu toggle burger", "trash", "star", "send"} {
+	for _, name := range []string{"menu toggle burger", "trash", "star", "send", "Blue circle"} {
 		if el := obsOne(t, o, "clickable", name); !has(el, "icon") {
 			t.Errorf("%q is not marked icon: %v", name, el.States)
 		}

@@ -173,7 +173,8 @@ function (opts, anchor, ...clickables) {
         const v = n.getAttribute(a);
         if (v && v.trim() && /[\p{L}\p{N}]/u.test(v)) return cap(clean(v), 60);
       }
-      if (n.localName === 'title' && n.parentNode && n.parentNode.localName === 'svg' && n.textContent.trim()) {
+      // An SVG <title> names its parent, an <svg> or a shape in one.
+      if (n.localName === 'title' && n.namespaceURI === 'http://www.w3.org/2000/svg' && n.textContent.trim()) {
         return cap(clean(n.textContent), 60);
       }
     }
