@@ -275,6 +275,9 @@ func (t *Page) NodeAt(ctx context.Context, x, y float64) (cdp.BackendNodeID, str
 		x, y = x+float64(v.PageX), y+float64(v.PageY)
 	}
 	n, err := cdp.Call(ctx, t.target, dom.GetNodeForLocation, dom.GetNodeForLocationParams{X: int64(math.Floor(x)), Y: int64(math.Floor(y))})
+	if err != nil && strings.Contains(err.Error(), "No node found") {
+		return 0, "", &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("nothing of the page is at (%.0f, %.0f), where the element shows: it is outside the page's viewport", x, y)}
+	}
 	if err != nil {
 		return 0, "", CDPErr("hit-test the page", err)
 	}
