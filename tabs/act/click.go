@@ -173,13 +173,15 @@ func (t *Actor) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionRe
 		case got.By != "" && o.quick && !got.Touched && ctx.Err() == nil:
 			o.quick = false
 			return nil, true, nil
-		case got.By != "" && got.Pressed:
+		case got.By != "" && got.Pressed && got.Moved:
 			// The press reached the element; then it went away or
 			// moved (an autocomplete list that picks on mousedown and
 			// closes), and the release went to what was under the
 			// pointer, which the guard stopped. The page had the press
 			// and may have acted on it: not an error, which a caller
-			// would answer by clicking again.
+			// would answer by clicking again. (One that stayed where it
+			// was, covered after the press, did not get its click: that
+			// is the error below.)
 			res.Note = el.desc + " got the press (mousedown) and then went away or moved, so the release and the click went to " + got.By + " instead, and tabpilot stopped them there; the page had the press and may have acted on it (menus and autocomplete lists pick on mousedown): observe to see"
 		case got.By != "" && got.Moved:
 			return nil, false, &pagecore.Error{Code: errcode.NotActionable, Msg: el.desc + " moved away from the pointer as the mouse reached it (a mouseover or pointer handler of the page moved it), so the press would have gone to " + got.By + ", under the pointer; tabpilot stopped the click from reaching it",
