@@ -433,12 +433,12 @@ func (t *Actor) topPoint(ctx context.Context, el *element, st *actState) (x, y f
 		return 0, 0, "", &pagecore.Error{Code: errcode.NotActionable, Msg: el.desc + " has no layout box (hidden or detached)"}
 	}
 	x, y = m.Point(fx, fy)
-	node, desc, err := t.NodeAt(ctx, x, y)
+	node, err := t.NodeAt(ctx, x, y)
 	if err != nil {
 		return 0, 0, "", err
 	}
 	if node != m.Owner {
-		return x, y, desc, nil
+		return x, y, t.DescribeNode(ctx, node), nil
 	}
 	return x, y, "", nil
 }

@@ -261,40 +261,46 @@ func (t *Page) FrameMap(ctx context.Context, s *chromedp.Target) (FrameMap, erro
 
 // NodeAt returns the node that a hit test of the top-level page finds
 // at (x, y), in top-level viewport CSS pixels (DOM.getNodeForLocation at
-// that point plus the scroll offset, Page.getLayoutMetrics,
-// which descends into the page renderer's own frames and stops at an
-// out-of-process iframe's <iframe>), and a short description of it
-// (tag#id.class, DOM.describeNode).
-func (t *Page) NodeAt(ctx context.Context, x, y float64) (cdp.BackendNodeID, string, error) {
+// that point plus the scroll offset, Page.getLayoutMetrics, which
+// descends into the page renderer's own frames and stops at an
+// out-of-process iframe's <iframe>). Errors: not_actionable when the
+// page has nothing there (outside its viewport).
+func (t *Page) NodeAt(ctx context.Context, x, y float64) (cdp.BackendNodeID, error) {
 	// DOM.getNodeForLocation takes document coordinates.
 	lm, err := cdp.Call(ctx, t.target, page.GetLayoutMetrics, cdp.Empty{})
 	if err != nil {
-		return 0, "", CDPErr("hit-test the page", err)
+		return 0, CDPErr("hit-test the page", err)
 	}
 	if v := lm.CSSLayoutViewport; v != nil {
 		x, y = x+float64(v.PageX), y+float64(v.PageY)
 	}
 	n, err := cdp.Call(ctx, t.target, dom.GetNodeForLocation, dom.GetNodeForLocationParams{X: int64(math.Floor(x)), Y: int64(math.Floor(y))})
 	if err != nil && strings.Contains(err.Error(), "No node found") {
-		return 0, "", &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("nothing of the page is at (%.0f, %.0f), where the element shows: it is outside the page's viewport", x, y)}
+		return 0, &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("nothing of the page is at (%.0f, %.0f), where the element shows: it is outside the page's viewport", x, y)}
 	}
 	if err != nil {
-		return 0, "", CDPErr("hit-test the page", err)
+		return 0, CDPErr("hit-test the page", err)
 	}
-	d, err := cdp.Call(ctx, t.target, dom.DescribeNode, dom.DescribeNodeParams{BackendNodeID: n.BackendNodeID})
+	return n.BackendNodeID, nil
+}
+
+// DescribeNode names a node of the top-level page for a message:
+// tag#id.class (DOM.describeNode), "an element" when it cannot.
+func (t *Page) DescribeNode(ctx context.Context, id cdp.BackendNodeID) string {
+	d, err := cdp.Call(ctx, t.target, dom.DescribeNode, dom.DescribeNodeParams{BackendNodeID: id})
 	if err != nil || d.Node == nil {
-		return n.BackendNodeID, "an element", nil
+		return "an element"
 	}
 	desc := strings.ToLower(d.Node.LocalName)
 	if desc == "" {
 		desc = strings.ToLower(d.Node.NodeName)
 	}
-	var id, cls string
+	var ident, cls string
 	for i := 0; i+1 < len(d.Node.Attributes); i += 2 {
 		switch v := d.Node.Attributes[i+1]; d.Node.Attributes[i] {
 		case "id":
 			if v != "" {
-				id = "#" + v
+				ident = "#" + v
 			}
 		case "class":
 			f := strings.Fields(v)
@@ -303,7 +309,7 @@ func (t *Page) NodeAt(ctx context.Context, x, y float64) (cdp.BackendNodeID, str
 			}
 		}
 	}
-	return n.BackendNodeID, desc + id + cls, nil
+	return desc + ident + cls
 }
 
 // frameViewport returns an out-of-process iframe's viewport size in its
