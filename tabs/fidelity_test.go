@@ -692,3 +692,34 @@ func TestClickRowRenderedOnHover(t *testing.T) {
 		t.Errorf("hits %q, want new", got)
 	}
 }
+
+// TestDisabledBesideCrossSiteFrame: on a page with a cross-site iframe,
+// whose document request ends in the iframe's own process, the frame's
+// document is not a request still in flight: the page reaches network
+// idle, and a control that stays disabled fails after 1.5 s, as on any
+// page at rest.
+func TestDisabledBesideCrossSiteFrame(t *testing.T) {
+	t.Parallel()
+	var base string
+	base = httptestServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/frame" {
+			fmt.Fprint(w, `<!doctype html><p>static</p>`)
+			return
+		}
+		fmt.Fprintf(w, `<!doctype html><title>Disabled</title><button id=b disabled>Go</button><iframe src="%s/frame"></iframe>`, strings.Replace(base, "127.0.0.1", "localhost", 1))
+	}))
+	tab := obsOpen(t, base+"/")
+	err := sup.Run(context.Background(), tab.Name(), 5*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
+		return tb.WaitForLoadState(ctx, "networkidle", 0)
+	}))
+	if err != nil {
+		t.Errorf("wait for network idle: %v", err)
+	}
+	err = sup.Run(context.Background(), tab.Name(), 6*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
+		_, err := tb.Click(ctx, tabs.Target{Selector: "#b"})
+		return err
+	}))
+	if errcode.Of(err) != errcode.NotActionable || !strings.Contains(err.Error(), "is disabled") {
+		t.Errorf("click a disabled button beside a cross-site frame, within 6 s: %v, want not_actionable: is disabled", err)
+	}
+}

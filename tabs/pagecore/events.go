@@ -210,6 +210,18 @@ func (t *Page) onEvent(ev any) {
 		t.evMu.Lock()
 		delete(t.inflight, ev.RequestID)
 		t.evMu.Unlock()
+	case *page.EventFrameDetached:
+		// A frame that went away ends its requests here, and one that
+		// moved to another process (reason swap, a cross-site iframe's
+		// document) has the end of its document request reported in
+		// that process's session, not in this one.
+		t.evMu.Lock()
+		for id, r := range t.inflight {
+			if r.Frame == ev.FrameID {
+				delete(t.inflight, id)
+			}
+		}
+		t.evMu.Unlock()
 	case *network.EventLoadingFailed:
 		t.evMu.Lock()
 		if r, ok := t.inflight[ev.RequestID]; ok && ev.Type == network.ResourceTypeDocument && r.Frame == cdp.FrameID(t.targetID) {
