@@ -723,3 +723,26 @@ func TestDisabledBesideCrossSiteFrame(t *testing.T) {
 		t.Errorf("click a disabled button beside a cross-site frame, within 6 s: %v, want not_actionable: is disabled", err)
 	}
 }
+
+// TestClickDisabledOnHover: a button that a mouseenter handler disables
+// is not pressed: the click says it is disabled (after the 1.5 s a
+// control that stays disabled gets), not that a listener stopped its click.
+func TestClickDisabledOnHover(t *testing.T) {
+	t.Parallel()
+	base := httptestServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Disable</title><script>window.hits = [];</script>
+<button id=h onpointerdown="hits.push('down')" onclick="hits.push('click')">Hover me</button>
+<script>h.addEventListener('mouseenter', () => { h.disabled = true; });</script>`)
+	}))
+	tab := obsOpen(t, base+"/")
+	err := run(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
+		_, err := tb.Click(ctx, tabs.Target{Selector: "#h"})
+		return err
+	})
+	if errcode.Of(err) != errcode.NotActionable || !strings.Contains(err.Error(), "is disabled") {
+		t.Errorf("click: %v, want not_actionable: is disabled", err)
+	}
+	if got := evalString(t, tab, "hits.join()"); got != "" {
+		t.Errorf("hits %q, want none", got)
+	}
+}

@@ -247,6 +247,19 @@ async function check(opts, el) {
     covers.delete(target);
     return null;
   };
+  // disabledNow returns the disabled state of the target (disabled, or
+  // aria-disabled, itself or by an ancestor fieldset), null when enabled.
+  // same: the last check saw it disabled too (the caller fails fast on a
+  // control that stays disabled on a page at rest).
+  const disabledNow = () => {
+    const dis = target.closest('[aria-disabled="true"], button:disabled, input:disabled, select:disabled, textarea:disabled, fieldset:disabled') ||
+      (('disabled' in target) && target.disabled);
+    if (!dis) return null;
+    const same = disabled.has(target);
+    disabled.add(target);
+    const busy = document.readyState !== 'complete' || !document.getAnimations || document.getAnimations().length > 0;
+    return { state: 'disabled', same, busy, tag: describe(target) };
+  };
   // nextFrame resolves after the page's next animation frame (its
   // requestAnimationFrame callbacks, the page's own first), or after
   // 250 ms when the page renders none (a background tab).
@@ -275,6 +288,10 @@ async function check(opts, el) {
     const now = rect();
     const vs = getComputedStyle(mapImg || target);
     if (now[2] === 0 || now[3] === 0 || vs.visibility === 'hidden' || vs.display === 'none') return { state: 'vanished', tag: describe(target) };
+    // Disabled since the check (a mouseenter handler that disables it):
+    // the press would reach no click handler.
+    const dis = disabledNow();
+    if (dis) return dis;
     if (opts.verify.length === 4 && moved(now, opts.verify)) return { state: 'unstable', tag: describe(target) };
     const cover = hitTest(opts.x, opts.y);
     if (cover) return cover;
@@ -292,16 +309,8 @@ async function check(opts, el) {
     return { state: 'hidden', tag: describe(target) };
   }
   if (opts.enabled) {
-    const dis = target.closest('[aria-disabled="true"], button:disabled, input:disabled, select:disabled, textarea:disabled, fieldset:disabled') ||
-      (('disabled' in target) && target.disabled);
-    if (dis) {
-      // same: the last check saw it disabled too (the caller fails fast on
-      // a control that stays disabled on a page at rest).
-      const same = disabled.has(target);
-      disabled.add(target);
-      const busy = document.readyState !== 'complete' || !document.getAnimations || document.getAnimations().length > 0;
-      return { state: 'disabled', same, busy, tag: describe(target) };
-    }
+    const dis = disabledNow();
+    if (dis) return dis;
     disabled.delete(target);
   }
   // Stable: the same box one animation frame later, or two while the
