@@ -746,3 +746,27 @@ func TestClickDisabledOnHover(t *testing.T) {
 		t.Errorf("hits %q, want none", got)
 	}
 }
+
+// TestClickSelectorRemovedOnHover: a button that a mouseenter handler
+// replaces with another (removed from the page) is not waited for until
+// the timeout, by selector: the click fails at once, saying the pointer's
+// arrival removed it, and the new button gets nothing.
+func TestClickSelectorRemovedOnHover(t *testing.T) {
+	t.Parallel()
+	base := httptestServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Swap</title><script>window.hits = [];</script>
+<p id=p><button id=b onclick="hits.push('b')">Save draft</button></p>
+<script>b.addEventListener('mouseenter', () => { p.innerHTML = '<button id=b2 onclick="hits.push(\'b2\')">Delete all</button>'; });</script>`)
+	}))
+	tab := obsOpen(t, base+"/")
+	err := run(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
+		_, err := tb.Click(ctx, tabs.Target{Selector: "#b"})
+		return err
+	})
+	if errcode.Of(err) != errcode.ElementNotFound || !strings.Contains(err.Error(), "as the pointer reached it") {
+		t.Errorf("click: %v, want element_not_found: removed as the pointer reached it", err)
+	}
+	if got := evalString(t, tab, "hits.join()"); got != "" {
+		t.Errorf("hits %q, want none", got)
+	}
+}

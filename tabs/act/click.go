@@ -122,6 +122,13 @@ func (t *Actor) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionRe
 		// (A selector's element that was replaced meanwhile, say by a
 		// virtualised list re-rendering after the scroll, is found again.)
 		var e *pagecore.Error
+		if errors.Is(err, errGoneByPointer) {
+			// Removed by the move: the selector's new element, if
+			// there is one now (a row rendered again), else the error.
+			if again, rerr := t.resolve(ctx, tg); rerr != nil || again == nil {
+				return nil, false, err
+			}
+		}
 		if o.quick && errors.As(err, &e) && ctx.Err() == nil &&
 			((e.Code == errcode.NotActionable && !errors.Is(err, errVanished)) || (e.Code == errcode.ElementNotFound && tg.ID == 0)) {
 			o.quick = false

@@ -497,8 +497,15 @@ func goneByPointer(el *element) error {
 		return &pagecore.Error{Code: errcode.StaleElement, Msg: fmt.Sprintf("element %d was removed from the page as the pointer reached it (a mouseenter or mouseover handler that renders it again does that); observe again", el.number),
 			Hint: "Hover the element first (hover N), then observe and click the number the new element gets.", Err: pagecore.ErrStale}
 	}
-	return &pagecore.Error{Code: errcode.ElementNotFound, Msg: el.desc + " was removed from the page as the pointer reached it"}
+	return &pagecore.Error{Code: errcode.ElementNotFound, Msg: el.desc + " was removed from the page as the pointer reached it (a mouseenter or mouseover handler that renders it again, or swaps it for another element, does that), and nothing matches it now",
+		Err: errGoneByPointer}
 }
+
+// errGoneByPointer marks the element_not_found error of a selector's
+// element that the click's own mouse move removed: Click looks for the
+// selector's element once more at once, and fails with this error when
+// none matches (the pointer is still there).
+var errGoneByPointer = errors.New("removed as the pointer reached it")
 
 func notActionable(el *element, st *actState) error {
 	var why, hint string
