@@ -770,3 +770,29 @@ func TestClickSelectorRemovedOnHover(t *testing.T) {
 		t.Errorf("hits %q, want none", got)
 	}
 }
+
+// TestClickSameOriginFrameUnderOverlay: a button of a same-origin iframe
+// under a transparent overlay of the parent page, which goes 1.2 s after
+// load, is clicked once it has gone, as on a page of one document; the
+// overlay never gets the click.
+func TestClickSameOriginFrameUnderOverlay(t *testing.T) {
+	t.Parallel()
+	base := httptestServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/inner" {
+			fmt.Fprint(w, `<!doctype html><button onclick="parent.log.push('pay')">Pay in frame</button>`)
+			return
+		}
+		fmt.Fprint(w, `<!doctype html><title>Overlay</title><script>window.log = [];</script>
+<iframe src="/inner" style="position:absolute;left:10px;top:10px;width:300px;height:100px;border:0"></iframe>
+<div id=ov style="position:absolute;left:0;top:0;width:400px;height:200px;opacity:0;z-index:3" onclick="log.push('overlay')"></div>
+<script>addEventListener('load', () => setTimeout(() => ov.remove(), 1200));</script>`)
+	}))
+	tab := obsOpen(t, base+"/")
+	o := obsObserve(t, tab, tabs.ObserveOptions{})
+	if _, err := obsClick(t, tab, obsOne(t, o, "button", "Pay in frame").ID); err != nil {
+		t.Fatalf("click under the overlay that goes: %v", err)
+	}
+	if got := evalString(t, tab, "log.join()"); got != "pay" {
+		t.Errorf("log %q, want pay", got)
+	}
+}

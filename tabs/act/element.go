@@ -403,7 +403,9 @@ func (t *Actor) actionable(ctx context.Context, el *element, o actOpts, wait tim
 // top-level page would give the click at that point instead of the
 // frame's <iframe> (DOM.getNodeForLocation), "" when nothing covers it:
 // the guard actionable.js arms runs in the element's frame and cannot
-// see the parent's elements. Errors: not_actionable when the element or
+// see the parent's elements. For a numbered element of another frame of
+// the page's renderer, cover is what the hit test finds there when it is
+// not in the element's frame. Errors: not_actionable when the element or
 // its frame has no box, stale_element when the frame is gone.
 func (t *Actor) topPoint(ctx context.Context, el *element, st *actState) (x, y float64, cover string, err error) {
 	el.box, el.fx, el.fy, el.bg = st.Box, st.X, st.Y, st.Bg
@@ -412,10 +414,24 @@ func (t *Actor) topPoint(ctx context.Context, el *element, st *actState) (x, y f
 	}
 	if el.sess == nil {
 		q, err := t.ContentQuads(ctx, nil, el.obj)
-		if x, y, ok := quadCentre(q, err); ok {
+		x, y, ok := quadCentre(q, err)
+		if !ok {
+			x, y = st.X, st.Y
+		}
+		if el.frame == "" || el.frame == cdp.FrameID(t.Target().TargetID) {
 			return x, y, "", nil
 		}
-		return st.X, st.Y, "", nil
+		// A numbered element of a frame in the page's renderer: the
+		// guard reaches an ancestor's window only when it is of the
+		// same origin, so the top page is hit-tested here too.
+		node, frame, err := t.NodeAt(ctx, x, y)
+		if err != nil {
+			return 0, 0, "", err
+		}
+		if frame != el.frame {
+			return x, y, t.DescribeCover(ctx, node, frame), nil
+		}
+		return x, y, "", nil
 	}
 	// In an out-of-process iframe, scrollIntoView scrolls the
 	// ancestors in their own renderers, and the browser routes input
@@ -433,12 +449,12 @@ func (t *Actor) topPoint(ctx context.Context, el *element, st *actState) (x, y f
 		return 0, 0, "", &pagecore.Error{Code: errcode.NotActionable, Msg: el.desc + " has no layout box (hidden or detached)"}
 	}
 	x, y = m.Point(fx, fy)
-	node, err := t.NodeAt(ctx, x, y)
+	node, frame, err := t.NodeAt(ctx, x, y)
 	if err != nil {
 		return 0, 0, "", err
 	}
 	if node != m.Owner {
-		return x, y, t.DescribeNode(ctx, node), nil
+		return x, y, t.DescribeCover(ctx, node, frame), nil
 	}
 	return x, y, "", nil
 }

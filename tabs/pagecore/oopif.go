@@ -263,25 +263,39 @@ func (t *Page) FrameMap(ctx context.Context, s *chromedp.Target) (FrameMap, erro
 // at (x, y), in top-level viewport CSS pixels (DOM.getNodeForLocation at
 // that point plus the scroll offset, Page.getLayoutMetrics, which
 // descends into the page renderer's own frames and stops at an
-// out-of-process iframe's <iframe>). Errors: not_actionable when the
-// page has nothing there (outside its viewport).
-func (t *Page) NodeAt(ctx context.Context, x, y float64) (cdp.BackendNodeID, error) {
+// out-of-process iframe's <iframe>), and the frame of its document.
+// Errors: not_actionable when the page has nothing there (outside its
+// viewport).
+func (t *Page) NodeAt(ctx context.Context, x, y float64) (cdp.BackendNodeID, cdp.FrameID, error) {
 	// DOM.getNodeForLocation takes document coordinates.
 	lm, err := cdp.Call(ctx, t.target, page.GetLayoutMetrics, cdp.Empty{})
 	if err != nil {
-		return 0, CDPErr("hit-test the page", err)
+		return 0, "", CDPErr("hit-test the page", err)
 	}
 	if v := lm.CSSLayoutViewport; v != nil {
 		x, y = x+float64(v.PageX), y+float64(v.PageY)
 	}
 	n, err := cdp.Call(ctx, t.target, dom.GetNodeForLocation, dom.GetNodeForLocationParams{X: int64(math.Floor(x)), Y: int64(math.Floor(y))})
 	if err != nil && strings.Contains(err.Error(), "No node found") {
-		return 0, &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("nothing of the page is at (%.0f, %.0f), where the element shows: it is outside the page's viewport", x, y)}
+		return 0, "", &Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("nothing of the page is at (%.0f, %.0f), where the element shows: it is outside the page's viewport", x, y)}
 	}
 	if err != nil {
-		return 0, CDPErr("hit-test the page", err)
+		return 0, "", CDPErr("hit-test the page", err)
 	}
-	return n.BackendNodeID, nil
+	return n.BackendNodeID, n.FrameID, nil
+}
+
+// DescribeCover names what a hit test of the top-level page found over
+// an element of another frame: the node, or, when it is in a frame of its
+// own other than the top one (an iframe over the element), that frame's
+// <iframe> (DOM.getFrameOwner).
+func (t *Page) DescribeCover(ctx context.Context, id cdp.BackendNodeID, frame cdp.FrameID) string {
+	if frame != "" && frame != cdp.FrameID(t.targetID) {
+		if o, err := cdp.Call(ctx, t.target, dom.GetFrameOwner, dom.GetFrameOwnerParams{FrameID: frame}); err == nil {
+			id = o.BackendNodeID
+		}
+	}
+	return t.DescribeNode(ctx, id)
 }
 
 // DescribeNode names a node of the top-level page for a message:
