@@ -79,6 +79,17 @@
   // clamps to 4 ms once nested, leaving idle time between the slices):
   // the window starts again.
   const chainMax = 2;
+  // idleSoon runs f in the renderer's next idle period. A renderer that
+  // expects a frame (after a key press into a field, say) starts no idle
+  // period until a frame comes, which on a page that renders nothing can
+  // be hundreds of ms: when f has not run within a frame's time, this
+  // asks for a frame, after which an idle period starts, if the main
+  // thread has nothing else to run.
+  const idleSoon = (f) => {
+    let ran = false;
+    idle(() => { ran = true; f(); });
+    timer(() => { if (!ran) frame(noop); }, 20);
+  };
   const awaitQuiet = () => {
     clearTimeout(quietTimer);
     const n = batch;
@@ -88,7 +99,7 @@
       quietTimer = timer(() => {
         if (performance.now() - due > __QUIET__ / 2) wait();
         else {
-          idle(() => {
+          idleSoon(() => {
             if (n !== batch) return;
             if (pageTimers() - set > chainMax) wait();
             else report('quiet ' + n);
