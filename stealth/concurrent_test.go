@@ -117,17 +117,28 @@ func TestConcurrentInstalls(t *testing.T) {
 		default:
 		}
 	}
-	ctx, cancel, err := openTab(b, true, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cancel()
-	res, err := loadResult(ctx, "/testdata/surfaces/workers.html", "result")
-	if err == nil {
-		err = check(res)
-	}
-	if err != nil {
-		t.Errorf("after the rounds: %v", err)
+	// After the rounds, a new tab is patched, workers and all. The known
+	// race above can still hit its shared worker (under load, the rounds'
+	// Installs may not all have ended): once is logged, and a second new
+	// tab must then be patched.
+	for try := 0; ; try++ {
+		ctx, cancel, err := openTab(b, true, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := loadResult(ctx, "/testdata/surfaces/workers.html", "result")
+		cancel()
+		if err == nil {
+			err = check(res)
+		}
+		if errors.Is(err, errSharedUnpatched) && try == 0 {
+			t.Logf("known race, tolerated once after the rounds: %v", err)
+			continue
+		}
+		if err != nil {
+			t.Errorf("after the rounds: %v", err)
+		}
+		break
 	}
 	select {
 	case <-lost:
