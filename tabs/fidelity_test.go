@@ -574,7 +574,12 @@ func TestClickDisplayContents(t *testing.T) {
 		fmt.Fprint(w, `<!doctype html><title>Contents</title><script>window.hits = [];</script>
 <div style="display:contents" onclick="hits.push('wrap')"><span>display contents child</span></div>
 <p>between</p>
-<div style="display:contents" role="button" tabindex="0" onclick="hits.push('role')">dc role button</div>`)
+<div style="display:contents" role="button" tabindex="0" onclick="hits.push('role')">dc role button</div>
+<div id=half style="display:contents" onclick="hits.push('half')"><span style="position:absolute;left:-9999px">offscreen child</span><span>visible child</span></div>
+<my-el id=host onclick="hits.push('host')"></my-el>
+<script>customElements.define('my-el', class extends HTMLElement {
+  connectedCallback() { this.attachShadow({mode: 'open'}).innerHTML = '<style>:host{display:contents}</style><button>In the shadow</button>'; }
+});</script>`)
 	}))
 	tab := obsOpen(t, base+"/")
 	o := obsObserve(t, tab, tabs.ObserveOptions{})
@@ -583,8 +588,19 @@ func TestClickDisplayContents(t *testing.T) {
 			t.Fatalf("click %s %q: %v", c.role, c.name, err)
 		}
 	}
-	if got := evalString(t, tab, "hits.join()"); got != "wrap,role" {
-		t.Errorf("hits %q, want wrap,role", got)
+	// By selector: one whose contents start off-screen, and a shadow host
+	// whose :host is display: contents.
+	for _, sel := range []string{"#half", "#host"} {
+		err := run(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
+			_, err := tb.Click(ctx, tabs.Target{Selector: sel})
+			return err
+		})
+		if err != nil {
+			t.Fatalf("click %s: %v", sel, err)
+		}
+	}
+	if got := evalString(t, tab, "hits.join()"); got != "wrap,role,half,host" {
+		t.Errorf("hits %q, want wrap,role,half,host", got)
 	}
 }
 

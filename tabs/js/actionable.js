@@ -161,11 +161,12 @@ async function check(opts, el) {
   /*AREABOX*/
   // An element with display: contents has no box of its own: its boxes
   // are its contents' (a wrapper whose click handler gets the clicks on
-  // its text).
+  // its text), or, of a shadow host, its shadow tree's.
   const contents = getComputedStyle(target).display === 'contents';
+  const contentsRoot = target.shadowRoot || target;
   const contentsRange = () => {
     const r = document.createRange();
-    r.selectNodeContents(target);
+    r.selectNodeContents(contentsRoot);
     return r;
   };
   const rect = () => {
@@ -300,7 +301,7 @@ async function check(opts, el) {
   }
   if (opts.scroll !== false) {
     // Of display: contents, its first element with a box scrolls.
-    const into = mapImg || (contents ? Array.from(target.querySelectorAll('*')).find((e) => e.getClientRects().length) : target);
+    const into = mapImg || (contents ? Array.from(contentsRoot.querySelectorAll('*')).find((e) => e.getClientRects().length) : target);
     if (into) into.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
   }
   const style = getComputedStyle(mapImg || target);
@@ -344,11 +345,16 @@ async function check(opts, el) {
     window.addEventListener('mousemove', onMove, true);
     watches.set(target, w);
   }
-  // The centre of the first box with an area (a link that wraps has one
-  // per line, and the centre of their union may be on neither).
+  // The centre of the first box with an area that shows in the viewport,
+  // else of the first with an area (a link that wraps has one per line,
+  // and the centre of their union may be on neither; the contents of a
+  // display: contents element may start off-screen).
   let box = null;
   for (const b of mapImg ? [] : contents ? contentsRange().getClientRects() : target.getClientRects()) {
-    if (b.width > 0 && b.height > 0) { box = b; break; }
+    if (b.width > 0 && b.height > 0) {
+      if (!box) box = b;
+      if (b.right > 0 && b.bottom > 0 && b.left < innerWidth && b.top < innerHeight) { box = b; break; }
+    }
   }
   const x = box ? box.left + box.width / 2 : r2[0] + r2[2] / 2;
   const y = box ? box.top + box.height / 2 : r2[1] + r2[3] / 2;
