@@ -424,14 +424,8 @@ func (t *Actor) topPoint(ctx context.Context, el *element, st *actState) (x, y f
 		// A numbered element of a frame in the page's renderer: the
 		// guard reaches an ancestor's window only when it is of the
 		// same origin, so the top page is hit-tested here too.
-		node, frame, err := t.NodeAt(ctx, x, y)
-		if err != nil {
-			return 0, 0, "", err
-		}
-		if frame != el.frame {
-			return x, y, t.DescribeCover(ctx, node, frame), nil
-		}
-		return x, y, "", nil
+		cover, err := t.coverAt(ctx, x, y, func(_ cdp.BackendNodeID, frame cdp.FrameID) bool { return frame == el.frame })
+		return x, y, cover, err
 	}
 	// In an out-of-process iframe, scrollIntoView scrolls the
 	// ancestors in their own renderers, and the browser routes input
@@ -449,14 +443,19 @@ func (t *Actor) topPoint(ctx context.Context, el *element, st *actState) (x, y f
 		return 0, 0, "", &pagecore.Error{Code: errcode.NotActionable, Msg: el.desc + " has no layout box (hidden or detached)"}
 	}
 	x, y = m.Point(fx, fy)
+	cover, err = t.coverAt(ctx, x, y, func(node cdp.BackendNodeID, _ cdp.FrameID) bool { return node == m.Owner })
+	return x, y, cover, err
+}
+
+// coverAt hit-tests the top-level page at (x, y) (Page.NodeAt) and
+// describes what it finds there, "" when mine says it is the element's
+// own (the element's frame, or its out-of-process frame's <iframe>).
+func (t *Actor) coverAt(ctx context.Context, x, y float64, mine func(cdp.BackendNodeID, cdp.FrameID) bool) (string, error) {
 	node, frame, err := t.NodeAt(ctx, x, y)
-	if err != nil {
-		return 0, 0, "", err
+	if err != nil || mine(node, frame) {
+		return "", err
 	}
-	if node != m.Owner {
-		return x, y, t.DescribeCover(ctx, node, frame), nil
-	}
-	return x, y, "", nil
+	return t.DescribeCover(ctx, node, frame), nil
 }
 
 // quadCentre is the centre of the first quad of a DOM.getContentQuads

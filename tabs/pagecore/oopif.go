@@ -229,34 +229,47 @@ func (m FrameMap) Point(x, y float64) (float64, float64) {
 func (t *Page) FrameMap(ctx context.Context, s *chromedp.Target) (FrameMap, error) {
 	var m FrameMap
 	for depth := 0; s != nil && s != t.target && depth < 16; depth++ {
-		t.ob.mu.Lock()
-		o := t.ob.oopifs[s.TargetID]
-		t.ob.mu.Unlock()
-		if o == nil {
-			return m, &Error{Code: errcode.StaleElement, Msg: "the element's frame is gone; observe again", Err: ErrStale}
-		}
-		owner, err := cdp.Call(ctx, o.parent, dom.GetFrameOwner, dom.GetFrameOwnerParams{FrameID: cdp.FrameID(s.TargetID)})
+		o, owner, c, err := t.ownerBox(ctx, s)
 		if err != nil {
-			return m, CDPErr("find the frame's iframe", err)
-		}
-		bm, err := cdp.Call(ctx, o.parent, dom.GetBoxModel, dom.GetBoxModelParams{BackendNodeID: owner.BackendNodeID})
-		if err != nil || bm.Model == nil || len(bm.Model.Content) != 8 {
-			return m, &Error{Code: errcode.NotActionable, Msg: "the element's frame has no layout box (hidden)"}
+			return m, err
 		}
 		w, h, err := t.frameViewport(ctx, s)
 		if err != nil {
 			return m, err
 		}
-		c := bm.Model.Content // clockwise from the frame's top left
+		// c is clockwise from the frame's top left.
 		m.levels = append(m.levels, frameLevel{
 			ox: c[0], oy: c[1],
 			ux: (c[2] - c[0]) / w, uy: (c[3] - c[1]) / w,
 			vx: (c[6] - c[0]) / h, vy: (c[7] - c[1]) / h,
 		})
-		m.Owner = owner.BackendNodeID
+		m.Owner = owner
 		s = o.parent
 	}
 	return m, nil
+}
+
+// ownerBox returns, for the out-of-process iframe whose session is s, its
+// record, its <iframe>'s backend node id in the parent (DOM.getFrameOwner)
+// and that <iframe>'s content quad there (DOM.getBoxModel, 8 numbers).
+// Errors: stale_element when the frame is gone, not_actionable when its
+// <iframe> has no box.
+func (t *Page) ownerBox(ctx context.Context, s *chromedp.Target) (*oopif, cdp.BackendNodeID, dom.Quad, error) {
+	t.ob.mu.Lock()
+	o := t.ob.oopifs[s.TargetID]
+	t.ob.mu.Unlock()
+	if o == nil {
+		return nil, 0, nil, &Error{Code: errcode.StaleElement, Msg: "the element's frame is gone; observe again", Err: ErrStale}
+	}
+	owner, err := cdp.Call(ctx, o.parent, dom.GetFrameOwner, dom.GetFrameOwnerParams{FrameID: cdp.FrameID(s.TargetID)})
+	if err != nil {
+		return nil, 0, nil, CDPErr("find the frame's iframe", err)
+	}
+	bm, err := cdp.Call(ctx, o.parent, dom.GetBoxModel, dom.GetBoxModelParams{BackendNodeID: owner.BackendNodeID})
+	if err != nil || bm.Model == nil || len(bm.Model.Content) != 8 {
+		return nil, 0, nil, &Error{Code: errcode.NotActionable, Msg: "the element's frame has no layout box (hidden)"}
+	}
+	return o, owner.BackendNodeID, bm.Model.Content, nil
 }
 
 // NodeAt returns the node that a hit test of the top-level page finds
@@ -379,22 +392,12 @@ func (t *Page) AwaitTopFrames(ctx context.Context) error {
 func (t *Page) FrameOrigin(ctx context.Context, s *chromedp.Target) (float64, float64, error) {
 	var x, y float64
 	for depth := 0; s != nil && s != t.target && depth < 16; depth++ {
-		t.ob.mu.Lock()
-		o := t.ob.oopifs[s.TargetID]
-		t.ob.mu.Unlock()
-		if o == nil {
-			return 0, 0, &Error{Code: errcode.StaleElement, Msg: "the element's frame is gone; observe again", Err: ErrStale}
-		}
-		owner, err := cdp.Call(ctx, o.parent, dom.GetFrameOwner, dom.GetFrameOwnerParams{FrameID: cdp.FrameID(s.TargetID)})
+		o, _, c, err := t.ownerBox(ctx, s)
 		if err != nil {
-			return 0, 0, CDPErr("find the frame's iframe", err)
+			return 0, 0, err
 		}
-		bm, err := cdp.Call(ctx, o.parent, dom.GetBoxModel, dom.GetBoxModelParams{BackendNodeID: owner.BackendNodeID})
-		if err != nil || bm.Model == nil || len(bm.Model.Content) < 2 {
-			return 0, 0, &Error{Code: errcode.NotActionable, Msg: "the element's frame has no layout box (hidden)"}
-		}
-		x += bm.Model.Content[0]
-		y += bm.Model.Content[1]
+		x += c[0]
+		y += c[1]
 		s = o.parent
 	}
 	return x, y, nil
