@@ -168,23 +168,25 @@ func Flags(o *Options) []string {
 
 // scriptOptions are the values the patches read, as the JSON object O.
 type scriptOptions struct {
-	UserAgent           string          `json:"userAgent,omitempty"`
-	Platform            string          `json:"platform,omitempty"`
-	UAPlatform          string          `json:"uaPlatform,omitempty"`
-	Brands              []brandVersion  `json:"brands,omitempty"`
-	FullVersionList     []brandVersion  `json:"fullVersionList,omitempty"`
-	FullVersion         string          `json:"fullVersion,omitempty"`
-	UAHints             map[string]any  `json:"uaHints,omitempty"`
-	Languages           []string        `json:"languages,omitempty"`
-	HardwareConcurrency int             `json:"hardwareConcurrency,omitempty"`
-	DeviceMemory        float64         `json:"deviceMemory,omitempty"`
-	WebGLVendor         string          `json:"webglVendor"`
-	WebGLRenderer       string          `json:"webglRenderer"`
-	WebGLForce          bool            `json:"webglForce,omitempty"`
-	ChromeHeight        int             `json:"chromeHeight"`
-	ScreenWidth         int             `json:"screenWidth,omitempty"`
-	ScreenHeight        int             `json:"screenHeight,omitempty"`
-	Extra               json.RawMessage `json:"extra,omitempty"`
+	UserAgent           string         `json:"userAgent,omitempty"`
+	Platform            string         `json:"platform,omitempty"`
+	UAPlatform          string         `json:"uaPlatform,omitempty"`
+	Brands              []brandVersion `json:"brands,omitempty"`
+	FullVersionList     []brandVersion `json:"fullVersionList,omitempty"`
+	FullVersion         string         `json:"fullVersion,omitempty"`
+	UAHints             map[string]any `json:"uaHints,omitempty"`
+	Languages           []string       `json:"languages,omitempty"`
+	HardwareConcurrency int            `json:"hardwareConcurrency,omitempty"`
+	DeviceMemory        float64        `json:"deviceMemory,omitempty"`
+	WebGLVendor         string         `json:"webglVendor"`
+	WebGLRenderer       string         `json:"webglRenderer"`
+	WebGLForce          bool           `json:"webglForce,omitempty"`
+	ChromeHeight        int            `json:"chromeHeight"`
+	ScreenWidth         int            `json:"screenWidth,omitempty"`
+	ScreenHeight        int            `json:"screenHeight,omitempty"`
+	// WindowHeight is the browser window's outer height (the launch flag's).
+	WindowHeight int             `json:"windowHeight,omitempty"`
+	Extra        json.RawMessage `json:"extra,omitempty"`
 	// NoUAData removes navigator.userAgentData (an emulated Safari user agent: see Update).
 	NoUAData bool `json:"noUAData,omitempty"`
 	// Mobile is an emulated mobile device: screen.js leaves the screen as the emulation set it.
@@ -218,6 +220,7 @@ func scriptOptionsFor(c Options, ua *userAgent) scriptOptions {
 		ChromeHeight:        85,
 		ScreenWidth:         c.ScreenWidth,
 		ScreenHeight:        c.ScreenHeight,
+		WindowHeight:        c.WindowHeight,
 	}
 	if c.WebGLVendor != "" && c.WebGLRenderer != "" {
 		so.WebGLVendor, so.WebGLRenderer, so.WebGLForce = c.WebGLVendor, c.WebGLRenderer, true

@@ -15,9 +15,13 @@ if (G.Screen && G.document) {
   const framed = G.top !== G;
   const fw = framed ? O.screenWidth || 0 : 0, fh = framed ? O.screenHeight || 0 : 0;
   const outerW = () => Math.max(inner(ow), inner(iw));
-  const outerH = () => { const o = inner(oh), i = inner(ih); return o >= i ? o : i + (O.chromeHeight || 0); };
+  // A window's outer height below its inner height is one not sized yet
+  // (a tab read just as it opens): the launch flag's height, which it is
+  // about to have, or the inner height and the browser's own bars.
+  const below = (i) => Math.max(i + (O.chromeHeight || 0), O.windowHeight || 0);
+  const outerH = () => { const o = inner(oh), i = inner(ih); return o >= i ? o : below(i); };
   hookGetter(G, 'outerWidth', (self, v) => Math.max(v, inner(iw)));
-  hookGetter(G, 'outerHeight', (self, v) => (v >= inner(ih) ? v : inner(ih) + (O.chromeHeight || 0)));
+  hookGetter(G, 'outerHeight', (self, v) => (v >= inner(ih) ? v : below(inner(ih))));
   hookGetter(S, 'width', (self, v) => Math.max(v, fw, outerW()));
   hookGetter(S, 'height', (self, v) => Math.max(v, fh, outerH()));
   hookGetter(S, 'availWidth', (self, v) => Math.min(Math.max(v, fw, outerW()), Math.max(apply(sw.get, self, []), fw, outerW())));
