@@ -206,12 +206,15 @@ func (t *Observer) Observe(ctx context.Context, o PageOptions) (*Observation, er
 	if d := t.PendingDialog(); d != nil {
 		return nil, pagecore.DialogBlocked(d, "be observed")
 	}
+	start := time.Now()
 	stillLoading := t.waitLoaded(ctx, observeLoadWait)
 	t.WatchNavigations()
+	loaded := time.Now()
 	in, holders, walks, report, err := t.gather(ctx, o)
 	if err != nil {
 		return nil, err
 	}
+	gathered := time.Now()
 	bo := Options{IncludeAll: o.IncludeAll, ViewportOnly: o.ViewportOnly, Query: o.Query, MaxTokens: o.MaxTokens, Boxes: o.Boxes}
 	if o.Since != "" {
 		// A diff compares whole observations.
@@ -220,6 +223,7 @@ func (t *Observer) Observe(ctx context.Context, o PageOptions) (*Observation, er
 	if err := t.fetchRefs(ctx, in, holders, walks, bo); err != nil {
 		return nil, err
 	}
+	fetched := time.Now()
 	if observeRecorder != nil {
 		observeRecorder(t.Name(), in)
 	}
@@ -262,6 +266,14 @@ func (t *Observer) Observe(ctx context.Context, o PageOptions) (*Observation, er
 			return nil, fmt.Errorf("save full observation: %w", err)
 		}
 		obs.FullPath = path
+	}
+	if t.log.Enabled(ctx, slog.LevelDebug) {
+		var inPage time.Duration
+		for _, w := range walks {
+			inPage += time.Duration(w.ms) * time.Millisecond
+		}
+		t.log.Debug("observed", "tab", t.Name(), "elements", len(obs.Elements), "frames", len(walks), "wait_load", loaded.Sub(start),
+			"walk", gathered.Sub(loaded), "walker_in_page", inPage, "refs", fetched.Sub(gathered), "build", time.Since(fetched))
 	}
 	return obs, nil
 }
