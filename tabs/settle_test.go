@@ -291,6 +291,27 @@ document.getElementById('search').onkeydown = (e) => { if (e.key === 'Enter') sh
 		fmt.Fprint(w, `<!doctype html><title>Isolated</title><h1>Isolated</h1><script>addEventListener('load', () => { const a = new Int32Array(new SharedArrayBuffer(4)); Atomics.waitAsync(a, 0, 0, 150).value.then(() => { `+fmt.Sprintf(addLine, "Added after the wait")+` }); });</script>`)
 	})
 	// A page that sends itself on at load to a page served after 1.5 s.
+	mux.HandleFunc("/bounce", func(w http.ResponseWriter, r *http.Request) {
+		// A client-side redirect before load, as login and locale
+		// pages make: the first document never loads.
+		js := map[string]string{
+			"inline":  `location.href = '/spa?from=inline'`,
+			"replace": `location.replace('/spa?from=replace')`,
+			"dcl":     `addEventListener('DOMContentLoaded', () => { location.href = '/spa?from=dcl'; })`,
+			"timer":   `setTimeout(() => { location.href = '/spa?from=timer'; }, 0)`,
+			"twice":   `location.href = '/bounce?when=inline'`,
+			"stuck":   `location.href = '/stuck'`,
+		}[r.URL.Query().Get("when")]
+		fmt.Fprintf(w, `<!doctype html><title>Bouncing</title><h1>Bouncing on</h1><script>%s</script><img src="/slowimg">`, js)
+	})
+	mux.HandleFunc("/stuck", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Stuck</title><h1>Never loads</h1><img src="/never/poll?img">`)
+	})
+	mux.HandleFunc("/slowimg", func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(300 * time.Millisecond)
+		w.Header().Set("Content-Type", "image/gif")
+		w.Write(gif1x1)
+	})
 	mux.HandleFunc("/mover", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><title>Mover</title><meta http-equiv="refresh" content="0;url=/latecomer"><h1>Moving on</h1>`)
 	})
@@ -471,6 +492,69 @@ func TestOpenSettledRedirectPending(t *testing.T) {
 	want := "500ms after load the page was still navigating to " + ps.URL + "/latecomer"
 	if len(res.Notes) != 1 || !strings.HasPrefix(res.Notes[0], want) {
 		t.Errorf("notes %q, want one starting %q", res.Notes, want)
+	}
+}
+
+// TestOpenFollowsClientRedirect: a page that navigates itself before its
+// load event (location.href in an inline script, location.replace, at
+// DOMContentLoaded, in a timer, or to another such page) is followed to
+// the page it goes to, under every wait: the open returns that page,
+// settled, instead of waiting out its timeout for a load the first
+// document never fires. So does a click on a link to it. A page that
+// never loads times out naming the redirect and the request holding it.
+func TestOpenFollowsClientRedirect(t *testing.T) {
+	t.Parallel()
+	ps := settlePages(t)
+	s := newSup(t)
+	openOn(t, s, "warm", "/form")
+	for _, c := range []struct{ when, wait string }{
+		{"inline", ""}, {"replace", ""}, {"dcl", ""}, {"timer", ""}, {"twice", ""},
+		{"inline", "load"}, {"inline", "domcontentloaded"}, {"inline", "networkidle0"},
+	} {
+		name := c.when + c.wait
+		res, err := s.Open(context.Background(), tabs.OpenOptions{Name: name, URL: ps.URL + "/bounce?when=" + c.when, WaitUntil: c.wait, Timeout: 8 * time.Second})
+		if err != nil {
+			t.Errorf("open /bounce?when=%s (wait %q): %v", c.when, c.wait, err)
+			continue
+		}
+		from := c.when
+		if from == "twice" {
+			from = "inline"
+		}
+		if want := ps.URL + "/spa?from=" + from; res.URL != want {
+			t.Errorf("open /bounce?when=%s (wait %q): url %s, want %s", c.when, c.wait, res.URL, want)
+		}
+		if c.wait == "" {
+			if text := observeText(t, s, name); !strings.Contains(text, "Inventory: 42 widgets") {
+				t.Errorf("open /bounce?when=%s, then observe: %q, want the settled page", c.when, text)
+			}
+		}
+	}
+	// A document that never loads: the timeout names what holds it.
+	_, err := s.Open(context.Background(), tabs.OpenOptions{Name: "stuck", URL: ps.URL + "/bounce?when=stuck", Timeout: 2 * time.Second})
+	if want := "(after 1 client-side redirect(s), the last to " + ps.URL + "/stuck); 1 request(s) still loading: " + ps.URL + "/never/poll?img"; errcode.Of(err) != errcode.Timeout || !strings.Contains(err.Error(), want) {
+		t.Errorf("open of a page that never loads: %v, want a timeout with %q", err, want)
+	}
+	if _, err := s.Open(context.Background(), tabs.OpenOptions{Name: "click", URL: ps.URL + "/static"}); err != nil {
+		t.Fatal(err)
+	}
+	var res *tabs.ActionResult
+	err = s.Run(context.Background(), "click", 10*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
+		if _, err := tb.Evaluate(ctx, `() => { const a = document.createElement('a'); a.id = 'bounce'; a.href = '/bounce?when=inline'; a.textContent = 'Bounce'; document.body.prepend(a); }`, nil); err != nil {
+			return err
+		}
+		var err error
+		res, err = tb.Click(ctx, tabs.Target{Selector: "#bounce"})
+		return err
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Navigated || res.Note != "" {
+		t.Errorf("click on a link to a bouncing page: %+v, want navigated without a note", res)
+	}
+	if text := observeText(t, s, "click"); !strings.Contains(text, "Inventory: 42 widgets") {
+		t.Errorf("click on a link to a bouncing page, then observe: %q", text)
 	}
 }
 

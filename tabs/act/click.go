@@ -148,7 +148,7 @@ func (t *Actor) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionRe
 	}
 	if t.NavSeq() != nav.Seq {
 		res.Navigated = true
-		t.settleNavigation(ctx, res)
+		t.settleNavigation(ctx, res, true)
 		return res, false, nil
 	}
 	// The check ends the guard actionable.js armed and reads what it saw.

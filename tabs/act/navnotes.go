@@ -16,7 +16,7 @@ func (t *Actor) noteNavigation(ctx context.Context, m pagecore.NavMark, res *Act
 	res.Navigated = t.Navigated(ctx, m)
 	defer t.noteBlocked(m, res)
 	if res.Navigated {
-		t.settleNavigation(ctx, res)
+		t.settleNavigation(ctx, res, t.NavSeq() != m.Seq)
 		return
 	}
 	routed := t.RouteMoved(m)
@@ -39,8 +39,15 @@ func (t *Actor) noteNavigation(ctx context.Context, m pagecore.NavMark, res *Act
 // committed, for its load event (at most pagecore.NavLoadWait) and its settle
 // (awaitSettled), so that the observation after a navigating click shows
 // the new page; a navigation not committed yet is noted instead
-// (notePending). What ran out is noted in res.Note.
-func (t *Actor) settleNavigation(ctx context.Context, res *ActionResult) {
+// (notePending). When a document committed (committed) and has itself
+// started another navigation before its load (a client-side redirect),
+// that one is waited for too (AwaitRedirect, at most
+// pagecore.NavLoadWait), and then settled. What ran out is noted in
+// res.Note.
+func (t *Actor) settleNavigation(ctx context.Context, res *ActionResult, committed bool) {
+	if committed {
+		t.AwaitRedirect(ctx, pagecore.NavLoadWait)
+	}
 	if t.PendingNavigation() != "" {
 		t.notePending(res)
 		return

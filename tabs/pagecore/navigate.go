@@ -177,6 +177,7 @@ func (t *Page) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavR
 	want := map[string]string{"settled": "load", "load": "load", "domcontentloaded": "DOMContentLoaded",
 		"networkidle0": "networkIdle", "networkidle2": "networkAlmostIdle"}[waitUntil]
 	loaded := false
+	redirects := 0 // client-side redirects followed before load
 	var loadedAt time.Time
 	var idleTimer <-chan time.Time
 	sig := t.dialogSignal()
@@ -200,7 +201,22 @@ func (t *Page) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavR
 	for {
 		select {
 		case ev := <-evc:
-			if ev.FrameID != res.FrameID || ev.LoaderID != res.LoaderID {
+			if ev.FrameID != res.FrameID {
+				continue
+			}
+			if ev.LoaderID != res.LoaderID {
+				// A client-side redirect before load (location.href or
+				// location.replace in an inline script, at
+				// DOMContentLoaded, in a timer): the frame committed
+				// another document, whose "init" comes first; the
+				// first will never load. The wait follows it, as
+				// Playwright's goto does. After load, the settle sees
+				// such a navigation instead.
+				if ev.Name != "init" || loaded {
+					continue
+				}
+				res.LoaderID = ev.LoaderID
+				redirects++
 				continue
 			}
 			if ev.Name == "load" && !loaded {
@@ -238,7 +254,7 @@ func (t *Page) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavR
 				return out, nil
 			}
 			if ctx.Err() != nil {
-				return nil, &Error{Code: errcode.Timeout, Msg: fmt.Sprintf("navigate to %s: the document did not load within the timeout", rawURL), Err: ctx.Err()}
+				return nil, t.notLoaded(rawURL, redirects, ctx.Err())
 			}
 			return nil, CDPErr("navigate", err)
 		case <-ctx.Done():
@@ -249,9 +265,24 @@ func (t *Page) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavR
 				out.Notes = append(out.Notes, t.pendingNote(waited, fmt.Sprintf("the timeout ended the wait, before its %v cap", t.env.NetworkIdleMax)))
 				return out, nil
 			}
-			return nil, &Error{Code: errcode.Timeout, Msg: fmt.Sprintf("navigate to %s: the document did not load within the timeout", rawURL), Err: ctx.Err()}
+			return nil, t.notLoaded(rawURL, redirects, ctx.Err())
 		}
 	}
+}
+
+// notLoaded is the timeout error of a navigation to rawURL whose document
+// committed and did not load: it names the client-side redirects followed
+// and the requests still in flight (a hanging image or frame holds the
+// load event).
+func (t *Page) notLoaded(rawURL string, redirects int, err error) error {
+	msg := fmt.Sprintf("navigate to %s: the document did not load within the timeout", rawURL)
+	if redirects > 0 {
+		msg += fmt.Sprintf(" (after %d client-side redirect(s), the last to %s)", redirects, t.LastURL())
+	}
+	if n, list := t.pendingRequests(); n > 0 {
+		msg += fmt.Sprintf("; %d request(s) still loading: %s", n, list)
+	}
+	return &Error{Code: errcode.Timeout, Msg: msg, Err: err}
 }
 
 // pendingNote names the requests still in flight when a network-idle wait
@@ -427,6 +458,43 @@ func (t *Page) Navigated(ctx context.Context, m NavMark) bool {
 			return true
 		case <-ctx.Done():
 			return true
+		}
+	}
+}
+
+// AwaitRedirect waits while the committed top document, before firing
+// load, has started another top-level navigation that has neither
+// committed nor stopped (a client-side redirect: location.href in an
+// inline script, location.replace, a timer of 0), at most limit, while
+// ctx lives and no dialog holds the page. An action whose navigation
+// committed calls it, so that the settle that follows is the page's the
+// redirect led to, as open follows it (navigateRaw). A navigation started
+// after load is the settle's to see. It reports whether none is pending
+// at the end.
+func (t *Page) AwaitRedirect(ctx context.Context, limit time.Duration) bool {
+	timer := time.NewTimer(limit)
+	defer timer.Stop()
+	for {
+		t.evMu.Lock()
+		pending, dialog := t.navPending, t.dialog != nil
+		loaded := t.st.doc != "" && t.st.loaded == t.st.doc
+		changed, sig := t.st.waitLocked(), t.dialogSig
+		t.evMu.Unlock()
+		if !pending || loaded {
+			return !pending
+		}
+		if dialog {
+			return false
+		}
+		select {
+		case <-changed:
+		case <-sig:
+		case <-timer.C:
+			return false
+		case <-t.deadSig:
+			return false
+		case <-ctx.Done():
+			return false
 		}
 	}
 }
