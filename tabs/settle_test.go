@@ -207,6 +207,32 @@ document.getElementById('inbox').onclick = (e) => { e.preventDefault(); show('/a
 document.getElementById('search').onkeydown = (e) => { if (e.key === 'Enter') show('/app/search'); };
 </script>`)
 	})
+	mux.HandleFunc("/router", func(w http.ResponseWriter, r *http.Request) {
+		// A router that renders each history entry from a fetch, on a
+		// link's click and on popstate (back and forward).
+		fmt.Fprint(w, `<!doctype html><title>Router</title><nav><a id=ra href="/router/a">Route A</a> <a id=rb href="/router/b">Route B</a></nav><main><h1 id=view>Home</h1></main>
+<script>
+function render() {
+  const route = location.pathname;
+  document.getElementById('view').textContent = 'Loading';
+  fetch('/spa/data').then(r => r.text()).then(t => { document.getElementById('view').textContent = 'View ' + route + ': ' + t; });
+}
+for (const a of document.querySelectorAll('nav a')) a.onclick = (e) => { e.preventDefault(); history.pushState({}, '', a.href); render(); };
+addEventListener('popstate', render);
+</script>`)
+	})
+	mux.HandleFunc("/cached", func(w http.ResponseWriter, r *http.Request) {
+		// A page that refreshes what it shows when the back/forward
+		// cache restores it.
+		fmt.Fprint(w, `<!doctype html><title>Cached</title><main><h1 id=view>First visit</h1><a id=away href="/static">Away</a></main>
+<script>
+addEventListener('pageshow', (e) => {
+  if (!e.persisted) return;
+  document.getElementById('view').textContent = 'Refreshing';
+  fetch('/spa/data').then(r => r.text()).then(t => { document.getElementById('view').textContent = 'Restored: ' + t; });
+});
+</script>`)
+	})
 	mux.HandleFunc("/app/frame", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><p>frame</p><script>onmessage = (e) => history.pushState({}, '', '/app/frame' + e.data);</script>`)
 	})
@@ -862,6 +888,58 @@ func TestRouteChangeSettles(t *testing.T) {
 			t.Errorf("%s: the tab's URL is %q, want %q", c.act, known, want)
 		}
 	}
+}
+
+// TestHistorySettles: back and forward between a single-page app's
+// history entries (popstate, which renders each from a fetch) and back to
+// a page the back/forward cache restores (pageshow, which refreshes it
+// from a fetch) wait as a route change does, so the observation right
+// after has the view the page rendered for it.
+func TestHistorySettles(t *testing.T) {
+	t.Parallel()
+	ps := settlePages(t)
+	s := newSup(t)
+	if _, err := s.Open(context.Background(), tabs.OpenOptions{Name: "router", URL: ps.URL + "/router"}); err != nil {
+		t.Fatal(err)
+	}
+	step := func(what string, do func(ctx context.Context, tb *tabs.Tab) error, want string) {
+		t.Helper()
+		if err := s.Run(context.Background(), "router", 30*time.Second, tabs.JobFunc(do)); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if text := observeText(t, s, "router"); !strings.Contains(text, want) {
+			t.Errorf("%s, then observe: %q, want %q", what, text, want)
+		}
+	}
+	click := func(sel string) func(ctx context.Context, tb *tabs.Tab) error {
+		return func(ctx context.Context, tb *tabs.Tab) error {
+			_, err := tb.Click(ctx, tabs.Target{Selector: sel})
+			return err
+		}
+	}
+	back := func(ctx context.Context, tb *tabs.Tab) error {
+		res, err := tb.Back(ctx)
+		if err == nil && len(res.Notes) != 0 {
+			t.Errorf("back: notes %q", res.Notes)
+		}
+		return err
+	}
+	forward := func(ctx context.Context, tb *tabs.Tab) error {
+		_, err := tb.Forward(ctx)
+		return err
+	}
+	step("click route A", click("#ra"), "View /router/a: Inventory: 42 widgets")
+	step("click route B", click("#rb"), "View /router/b: Inventory: 42 widgets")
+	step("back", back, "View /router/a: Inventory: 42 widgets")
+	step("forward", forward, "View /router/b: Inventory: 42 widgets")
+
+	if _, err := s.Open(context.Background(), tabs.OpenOptions{Name: "router", URL: ps.URL + "/cached"}); err != nil {
+		t.Fatal(err)
+	}
+	step("away", click("#away"), `page "Static"`)
+	// "Restored" shows only when the cache restored the page (pageshow
+	// persisted); a page loaded again would show "First visit".
+	step("back to the cached page", back, "Restored: Inventory: 42 widgets")
 }
 
 // settleLog keeps the "settled" debug records of a supervisor's logger:

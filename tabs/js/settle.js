@@ -229,5 +229,8 @@
       frame(() => timer(() => report('frames'), 0));
     });
   }, {once: true});
-  for (const type of ['click', 'keydown', 'submit']) addEventListener(type, arm, true);
+  // An action's, and a history entry's the page renders on its own (a
+  // route on popstate or hashchange, a page the back/forward cache
+  // restored, on pageshow).
+  for (const type of ['click', 'keydown', 'submit', 'popstate', 'hashchange', 'pageshow']) addEventListener(type, arm, true);
 })();

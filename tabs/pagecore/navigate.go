@@ -639,6 +639,7 @@ func (t *Page) historyNav(ctx context.Context, what, dest string, start func(ctx
 		return nil, &Error{Code: errcode.NavigationFailed, Msg: fmt.Sprintf("%s to %s: %v", what, dest, err), Err: err}
 	}
 	var loader cdp.LoaderID
+	withinDoc := false
 	sig := t.dialogSignal()
 wait:
 	for {
@@ -660,6 +661,7 @@ wait:
 			}
 			var ev page.EventNavigatedWithinDocument
 			if UnmarshalEvent(raw, &ev) == nil && ev.FrameID == cdp.FrameID(t.targetID) {
+				withinDoc = true
 				break wait
 			}
 		case <-sig:
@@ -691,11 +693,19 @@ wait:
 		out.URL = t.currentURL(ctx)
 		return out, nil
 	}
-	if loader != "" {
+	switch {
+	case loader != "":
 		t.evMu.Lock()
 		out.Status = t.docStatus[loader]
 		t.evMu.Unlock()
 		if note := t.AwaitSettled(ctx, NavLoadWait); note != "" {
+			out.Notes = append(out.Notes, note)
+		}
+	case withinDoc:
+		// An entry of the same document (a single-page app's route,
+		// a fragment): the page renders it on popstate or hashchange,
+		// often from a fetch, and is waited for as after a route change.
+		if note := t.AwaitRouteSettled(ctx); note != "" {
 			out.Notes = append(out.Notes, note)
 		}
 	}

@@ -112,9 +112,10 @@ type settleState struct {
 
 // busyRequest is a request the settle waits for.
 type busyRequest struct {
-	url   string
-	frame cdp.FrameID
-	kind  network.ResourceType
+	url    string
+	frame  cdp.FrameID
+	loader cdp.LoaderID
+	kind   network.ResourceType
 	// size is a fetch's body length as its response gave it
 	// (Content-Length, with no Content-Encoding), -1 before the response
 	// or when it gave none; got the body bytes received so far
@@ -241,7 +242,15 @@ func (t *Page) onSettleEventLocked(ev any) {
 	case *page.EventFrameNavigated:
 		if ev.Frame.ParentID == "" {
 			s.doc = ev.Frame.LoaderID
-			clear(s.busy)
+			// The old document's requests end with it. A document the
+			// back/forward cache restores runs its pageshow listeners
+			// before Chromium reports the restore: their fetches, of
+			// the document's own loader, stay.
+			for id, r := range s.busy {
+				if r.loader != s.doc || r.kind == network.ResourceTypeDocument {
+					delete(s.busy, id)
+				}
+			}
 			clear(s.others)
 			s.batch, s.quietAfter = 0, -1
 			if ev.Type == page.NavigationTypeBackForwardCacheRestore {
@@ -279,7 +288,7 @@ func (t *Page) onSettleEventLocked(ev any) {
 				s.busy = map[network.RequestID]busyRequest{}
 			}
 			if len(s.busy) < 10000 {
-				s.busy[ev.RequestID] = busyRequest{url: ev.Request.URL, frame: ev.FrameID, kind: ev.Type, size: -1}
+				s.busy[ev.RequestID] = busyRequest{url: ev.Request.URL, frame: ev.FrameID, loader: ev.LoaderID, kind: ev.Type, size: -1}
 			}
 			if s.loaded == s.doc {
 				s.requests++
