@@ -592,17 +592,21 @@ func TestNavigatingActionSettles(t *testing.T) {
 	t.Parallel()
 	ps := settlePages(t)
 	s := newSup(t)
-	for _, act := range []string{"click", "press"} {
+	for _, act := range []string{"click", "press", "type"} {
 		if _, err := s.Open(context.Background(), tabs.OpenOptions{Name: act, URL: ps.URL + "/start", WaitUntil: "load"}); err != nil {
 			t.Fatal(err)
 		}
 		var res *tabs.ActionResult
 		err := s.Run(context.Background(), act, 30*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
 			var err error
-			if act == "click" {
+			switch act {
+			case "click":
 				res, err = tb.Click(ctx, tabs.Target{Selector: "#go"})
-			} else {
+			case "press":
 				res, err = tb.Press(ctx, "Enter", &tabs.Target{Selector: "#q"})
+			default:
+				// A newline typed is Enter: it submits the form.
+				res, err = tb.Type(ctx, tabs.Target{Selector: "#q"}, "\n")
 			}
 			return err
 		}))
@@ -862,15 +866,21 @@ func TestRouteChangeSettles(t *testing.T) {
 	for _, c := range []struct{ act, want string }{
 		{"click", "/app/inbox: Inventory: 42 widgets"},
 		{"press", "/app/search: Inventory: 42 widgets"},
+		{"type", "/app/search: Inventory: 42 widgets"},
 	} {
 		var res *tabs.ActionResult
 		var known string
 		err := s.Run(context.Background(), "app", 30*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
 			var err error
-			if c.act == "click" {
+			switch c.act {
+			case "click":
 				res, err = tb.Click(ctx, tabs.Target{Selector: "#inbox"})
-			} else {
+			case "press":
 				res, err = tb.Press(ctx, "Enter", &tabs.Target{Selector: "#search"})
+			default:
+				// Enter typed as a newline, with nothing else: the
+				// field stays empty, and that is no failure.
+				res, err = tb.Type(ctx, tabs.Target{Selector: "#search"}, "\n")
 			}
 			known = tb.KnownURL()
 			return err

@@ -56,8 +56,12 @@ func (t *Actor) fieldValue(ctx context.Context, el *element) (string, error) {
 // Type types text into the element as a person would: it focuses it, puts
 // the caret at the end, and sends each character as key events
 // (Input.dispatchKeyEvent keyDown/char/keyUp from the US layout) or, for
-// characters no key produces, Input.insertText. A field whose text did not
-// change is reported as not_actionable, never as success.
+// characters no key produces, Input.insertText. A newline is Enter: when
+// it submits a form (or the typing otherwise navigates, or changes a
+// single-page app's route), the new page or view is waited for as after
+// Press. A field whose text did not change, with no navigation, is
+// reported as not_actionable, never as success (newlines aside: Enter
+// adds nothing to an input).
 //
 // Each {{secret:NAME}} in text is replaced by the secret's value only here,
 // as the keys are sent, and in one Input.insertText (secrets.Store.Split); the result and
@@ -77,6 +81,7 @@ func (t *Actor) Type(ctx context.Context, tg Target, text string) (*ActionResult
 	if err != nil {
 		return t.masked(nil, err)
 	}
+	nav := t.Mark()
 	err = t.Blocking(ctx, func(ctx context.Context) error {
 		for _, p := range parts {
 			if p.Secret {
@@ -97,7 +102,23 @@ func (t *Actor) Type(ctx context.Context, tg Target, text string) (*ActionResult
 		}
 		return nil
 	})
-	return t.masked(t.afterEdit(ctx, el, before, sent, "type", err))
+	// A newline is Enter: in a form it submits it, as press Enter does.
+	// The navigation or route change it started is waited for, and a
+	// field the page then left as it was (Enter adds nothing to an
+	// input) is no failure.
+	var navRes ActionResult
+	if err == nil {
+		t.noteNavigation(ctx, nav, &navRes)
+		if navRes.Navigated {
+			navRes.Target = el.desc
+			return t.masked(&navRes, nil)
+		}
+	}
+	res, err := t.afterEdit(ctx, el, before, strings.ReplaceAll(sent, "\n", ""), "type", err)
+	if res != nil && navRes.Note != "" {
+		res.Note = navRes.Note
+	}
+	return t.masked(res, err)
 }
 
 // masked returns res and err with the session's secrets masked in the
