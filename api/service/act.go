@@ -16,6 +16,7 @@ func (s *Service) Act(ctx context.Context, method string, r *api.ActRequest) (re
 	defer s.redactResult(&result)
 	name := tabName(r.Name)
 	var res *tabs.ActionResult
+	var before []tabs.Popup // opened between calls, not by this action
 	var verb string
 	text := ""
 	if method == "type" || method == "fill" {
@@ -27,6 +28,7 @@ func (s *Service) Act(ctx context.Context, method string, r *api.ActRequest) (re
 	}
 	err := s.audited(ctx, name, method, strings.TrimSpace(target), text, true, func() error {
 		return s.do(ctx, name, r.Timeout, func(ctx context.Context, t *tabs.Tab) error {
+			before = t.PopupsBefore(time.Second)
 			var err error
 			switch method {
 			case "press":
@@ -72,7 +74,7 @@ func (s *Service) Act(ctx context.Context, method string, r *api.ActRequest) (re
 	var pops []tabs.Popup
 	var dls []tabs.Download
 	if t, terr := s.sup.Tab(name); terr == nil {
-		pops = t.DrainPopups(time.Second)
+		pops = append(before, t.DrainPopups(time.Second)...)
 		dls = t.DrainDownloads()
 	}
 	details := map[string]any{"action": method, "name": name}
@@ -105,15 +107,23 @@ func (s *Service) Act(ctx context.Context, method string, r *api.ActRequest) (re
 		}
 	}
 	for _, p := range pops {
-		if p.Blocked != "" {
+		who := "it"
+		if p.Before {
+			who = "before this call, the page"
+		}
+		switch {
+		case p.Blocked != "" && p.Before:
+			text += fmt.Sprintf("; before this call, the page opened a popup to %s, which was blocked (%s) and closed", p.URL, p.Blocked)
+			continue
+		case p.Blocked != "":
 			text += fmt.Sprintf("; the popup it opened, to %s, was blocked (%s) and closed", p.URL, p.Blocked)
 			continue
 		}
 		if p.Error != "" {
-			text += fmt.Sprintf("; it opened a new tab that could not be attached (%s)", p.Error)
+			text += fmt.Sprintf("; %s opened a new tab that could not be attached (%s)", who, p.Error)
 			continue
 		}
-		text += fmt.Sprintf("; it opened a new tab %q at %s (act on it with the tab name %q)", p.Name, p.URL, p.Name)
+		text += fmt.Sprintf("; %s opened a new tab %q at %s (act on it with the tab name %q)", who, p.Name, p.URL, p.Name)
 	}
 	if len(pops) > 0 {
 		details["popups"] = pops

@@ -195,7 +195,8 @@ func TestClickAnnouncesPopup(t *testing.T) {
 			w.Write([]byte(`<!doctype html><title>New</title><p>new`))
 			return
 		}
-		w.Write([]byte(`<!doctype html><title>Opener</title><a id=l href="/new" target=_blank>Open new</a>`))
+		w.Write([]byte(`<!doctype html><title>Opener</title><a id=l href="/new" target=_blank>Open new</a>
+<button id=late onclick="setTimeout(() => window.open('/new'), 200)">Open later</button><button id=idle>Nothing</button>`))
 	}))
 	t.Cleanup(srv.Close)
 	svc := newService(t)
@@ -207,8 +208,30 @@ func TestClickAnnouncesPopup(t *testing.T) {
 	if res.IsError || !strings.Contains(res.Text(), `it opened a new tab "op-popup-1"`) {
 		t.Fatalf("click: %s", res.Text())
 	}
-	if pops, ok := res.Details["popups"].([]tabs.Popup); !ok || len(pops) != 1 || pops[0].Name != "op-popup-1" {
+	if pops, ok := res.Details["popups"].([]tabs.Popup); !ok || len(pops) != 1 || pops[0].Name != "op-popup-1" || pops[0].Before {
 		t.Fatalf("details popups: %#v", res.Details["popups"])
+	}
+	// A popup the page opens between two calls (from a timer the first
+	// one's click set) is not the second one's doing: it says so.
+	res = svc.Act(ctx, "click", &api.ActRequest{Common: api.Common{Name: "op"}, Target: "#late"})
+	if res.IsError || strings.Contains(res.Text(), "new tab") {
+		t.Fatalf("click on #late: %s", res.Text())
+	}
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		if _, err := svc.Supervisor().Tab("op-popup-2"); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the late popup never opened")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	res = svc.Act(ctx, "click", &api.ActRequest{Common: api.Common{Name: "op"}, Target: "#idle"})
+	if res.IsError || !strings.Contains(res.Text(), `; before this call, the page opened a new tab "op-popup-2"`) {
+		t.Fatalf("click on #idle: %s", res.Text())
+	}
+	if pops, ok := res.Details["popups"].([]tabs.Popup); !ok || len(pops) != 1 || !pops[0].Before {
+		t.Fatalf("details popups of the click on #idle: %#v", res.Details["popups"])
 	}
 }
 

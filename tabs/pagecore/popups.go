@@ -28,12 +28,18 @@ type Popup struct {
 	// Blocked says why the navigation policy refused the popup's page;
 	// the popup was then closed and is not a tab.
 	Blocked string `json:"blocked,omitempty"`
+	// Before is set on a popup the page opened between calls: after the
+	// last action or run that reported popups ended, before the one that
+	// reports it began (a window.open from a timer, say). It is not that
+	// call's doing.
+	Before bool `json:"before,omitempty"`
 
 	TargetID target.ID `json:"-"`
 }
 
 // DrainPopups returns the popups the tab's page opened since the last
-// drain, and forgets them. It first waits (at most wait) for popups still
+// drain, and forgets them. An action or run drains them when it begins
+// (PopupsBefore) and when it ends, so that each reports what it opened. It first waits (at most wait) for popups still
 // being attached, so that each one it returns is a usable tab.
 func (t *Page) DrainPopups(wait time.Duration) []Popup {
 	deadline := time.Now().Add(wait)
@@ -56,6 +62,19 @@ func (t *Page) DrainPopups(wait time.Duration) []Popup {
 	}
 	t.x.popups = nil
 	t.x.mu.Unlock()
+	return out
+}
+
+// PopupsBefore drains, as an action or run begins, the popups the page
+// opened since the last drain (between calls), marked Before, for the
+// call to report apart from its own. Like DrainPopups, it first waits (at
+// most wait) for popups still being attached: they too opened before the
+// call.
+func (t *Page) PopupsBefore(wait time.Duration) []Popup {
+	out := t.DrainPopups(wait)
+	for i := range out {
+		out[i].Before = true
+	}
 	return out
 }
 

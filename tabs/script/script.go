@@ -320,6 +320,7 @@ func (s *Script) Run(ctx context.Context, t *tabs.Tab) error {
 	}()
 	s.tab, s.ctx = t, ctx
 	errs0 := t.ErrorCount()
+	before := t.PopupsBefore(popupSettle)
 	t.Foreground(ctx)
 	reg := require.NewRegistry()
 	reg.RegisterNativeModule(console.ModuleName, console.RequireWithPrinter(&printer{log: s.log, tab: t.Name()}))
@@ -382,7 +383,7 @@ func (s *Script) Run(ctx context.Context, t *tabs.Tab) error {
 	defer s.mu.Unlock()
 	s.out.Dialogs = append(s.out.Dialogs, dialogs...)
 	s.out.PendingDialog = pending
-	s.out.Popups = append(s.out.Popups, popups...)
+	s.out.Popups = append(append(s.out.Popups, before...), popups...)
 	s.out.Downloads = append(s.out.Downloads, downloads...)
 	if len(s.out.Content) == 0 && r.err == nil {
 		s.out.Content = append(s.out.Content, Content{Type: "text", Text: fmt.Sprintf("Ran code on tab %q", t.Name())})
