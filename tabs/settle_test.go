@@ -330,6 +330,12 @@ addEventListener('pageshow', (e) => {
 		}[r.URL.Query().Get("when")]
 		fmt.Fprintf(w, `<!doctype html><title>Bouncing</title><h1>Bouncing on</h1><script>%s</script><img src="/slowimg">`, js)
 	})
+	mux.HandleFunc("/idlelater", func(w http.ResponseWriter, r *http.Request) {
+		// Quiet for 300 ms after load, then a fetch of 150 ms whose
+		// answer it shows.
+		fmt.Fprint(w, `<!doctype html><title>Idle, then busy</title><h1 id=app>Quiet a while</h1>
+<script>addEventListener('load', () => setTimeout(() => fetch('/spa/data').then(r => r.text()).then(t => { document.getElementById('app').textContent = t; }), 300));</script>`)
+	})
 	mux.HandleFunc("/stuck", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><title>Stuck</title><h1>Never loads</h1><img src="/never/poll?img">`)
 	})
@@ -581,6 +587,42 @@ func TestOpenFollowsClientRedirect(t *testing.T) {
 	}
 	if text := observeText(t, s, "click"); !strings.Contains(text, "Inventory: 42 widgets") {
 		t.Errorf("click on a link to a bouncing page, then observe: %q", text)
+	}
+}
+
+// TestOpenNetworkIdle: networkidle0 and networkidle2 end once at most 0
+// or 2 of the page's requests have been in flight for 500 ms past load,
+// counted by tabpilot (Chromium's own networkIdle lifecycle event, which
+// the wait took before, came about a second after load on a page with
+// nothing in flight): a fetch 300 ms after load is waited for, and a
+// page that never idles ends at the 5 s cap with a note naming its
+// requests.
+func TestOpenNetworkIdle(t *testing.T) {
+	t.Parallel()
+	ps := settlePages(t)
+	s := newSup(t)
+	openOn(t, s, "warm", "/form")
+	for _, wait := range []string{"networkidle0", "networkidle2"} {
+		res, err := s.Open(context.Background(), tabs.OpenOptions{Name: wait, URL: ps.URL + "/idlelater", WaitUntil: wait})
+		if err != nil {
+			t.Fatalf("open with %s: %v", wait, err)
+		}
+		if len(res.Notes) != 0 {
+			t.Errorf("open with %s: notes %q, want none", wait, res.Notes)
+		}
+		// (networkidle2 lets two requests be in flight: only 0 waits
+		// for the fetch's answer.)
+		if text := observeText(t, s, wait); wait == "networkidle0" && !strings.Contains(text, "Inventory: 42 widgets") {
+			t.Errorf("open with %s, then observe: %q, want the fetched text", wait, text)
+		}
+	}
+	// A page that never idles still ends at the cap, naming its requests.
+	res, err := s.Open(context.Background(), tabs.OpenOptions{Name: "never", URL: ps.URL + "/never", WaitUntil: "networkidle0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "network not idle after 5s past load (the cap on the wait; 3 pending: "+ps.URL+"/never/img") {
+		t.Errorf("open of a never idle page with networkidle0: notes %q", res.Notes)
 	}
 }
 

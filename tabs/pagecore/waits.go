@@ -170,6 +170,43 @@ func (t *Page) WaitForLoadState(ctx context.Context, state string, idle time.Dur
 	}
 }
 
+// awaitNetIdle waits, after the top document's load, until at most
+// maxBusy of the page's requests (Network.requestWillBeSent without
+// loadingFinished or loadingFailed) have been in flight for DefaultIdle,
+// as Playwright's networkidle and Puppeteer's networkidle0 and
+// networkidle2 count it, or until the deadline, ctx or a dialog no policy
+// answers ends the wait. It reports whether the network was idle. Errors:
+// not_alive when the tab dies.
+func (t *Page) awaitNetIdle(ctx context.Context, maxBusy int, deadline time.Time) (bool, error) {
+	var quietSince time.Time
+	for {
+		t.evMu.Lock()
+		busy, nav := len(t.inflight), t.navPending
+		t.evMu.Unlock()
+		now := time.Now()
+		if busy > maxBusy || nav {
+			quietSince = time.Time{}
+		} else if quietSince.IsZero() {
+			quietSince = now
+		} else if now.Sub(quietSince) >= DefaultIdle {
+			return true, nil
+		}
+		if d := t.PendingDialog(); d != nil && t.dialogs == "" {
+			return false, nil
+		}
+		if !now.Before(deadline) {
+			return false, nil
+		}
+		select {
+		case <-ctx.Done():
+			return false, nil
+		case <-t.deadSig:
+			return false, &Error{Code: errcode.NotAlive, Msg: "navigate: the tab died: " + t.DeadReason(), Err: ErrNotAlive}
+		case <-time.After(min(20*time.Millisecond, time.Until(deadline))):
+		}
+	}
+}
+
 // loadStateTimeout is the timeout error of WaitForLoadState after waited,
 // saying what the page had not reached.
 func (t *Page) loadStateTimeout(state string, idle, waited time.Duration, loading, dcl, nav bool, cause error) error {
