@@ -6,8 +6,10 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -329,6 +331,22 @@ addEventListener('pageshow', (e) => {
 			"stuck":   `location.href = '/stuck'`,
 		}[r.URL.Query().Get("when")]
 		fmt.Fprintf(w, `<!doctype html><title>Bouncing</title><h1>Bouncing on</h1><script>%s</script><img src="/slowimg">`, js)
+	})
+	var posts atomic.Int32
+	mux.HandleFunc("/order", func(w http.ResponseWriter, r *http.Request) {
+		// A form, and its answer: to a POST, at once (mode=direct) or
+		// by a redirect to a GET (mode=see), as a careful site does.
+		switch {
+		case r.Method == http.MethodPost && r.FormValue("mode") == "see":
+			posts.Add(1)
+			http.Redirect(w, r, "/order?done=1", http.StatusSeeOther)
+		case r.Method == http.MethodPost:
+			fmt.Fprintf(w, `<!doctype html><title>Ordered</title><h1>Order %d placed</h1>`, posts.Add(1))
+		case r.URL.Query().Get("done") != "":
+			fmt.Fprint(w, `<!doctype html><title>Ordered</title><h1>Order placed</h1>`)
+		default:
+			fmt.Fprint(w, `<!doctype html><title>Order</title><form method=post action="/order"><input type=hidden name=mode value="`+r.URL.Query().Get("mode")+`"><button id=buy>Buy</button></form>`)
+		}
 	})
 	mux.HandleFunc("/idlelater", func(w http.ResponseWriter, r *http.Request) {
 		// Quiet for 300 ms after load, then a fetch of 150 ms whose
@@ -717,6 +735,43 @@ func TestReloadSettles(t *testing.T) {
 	}))
 	if err != nil || text != `"Inventory: 42 widgets"` {
 		t.Errorf("reload, then the heading: %s, %v", text, err)
+	}
+}
+
+// TestReloadOfAPost: a reload of the answer to a form's POST sends the
+// form again, as Page.reload does (a browser asks first), and says so;
+// one of the page a 303 redirect gave after the POST (a GET) sends
+// nothing again, and says nothing.
+func TestReloadOfAPost(t *testing.T) {
+	t.Parallel()
+	ps := settlePages(t)
+	s := newSup(t)
+	for _, mode := range []string{"direct", "see"} {
+		if _, err := s.Open(context.Background(), tabs.OpenOptions{Name: mode, URL: ps.URL + "/order?mode=" + mode}); err != nil {
+			t.Fatal(err)
+		}
+		var res *tabs.NavResult
+		err := s.Run(context.Background(), mode, 30*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
+			if _, err := tb.Click(ctx, tabs.Target{Selector: "#buy"}); err != nil {
+				return err
+			}
+			var err error
+			res, err = tb.Reload(ctx)
+			return err
+		}))
+		if err != nil {
+			t.Fatalf("%s: %v", mode, err)
+		}
+		want := []string(nil)
+		if mode == "direct" {
+			want = []string{"the page was the answer to a form sent with POST: the reload sent the form again"}
+		}
+		if !slices.Equal(res.Notes, want) {
+			t.Errorf("%s: reload notes %q, want %q", mode, res.Notes, want)
+		}
+		if text := observeText(t, s, mode); mode == "direct" && !strings.Contains(text, "Order 2 placed") {
+			t.Errorf("reload of the POST's answer, then observe: %q, want the second order", text)
+		}
 	}
 }
 

@@ -185,6 +185,12 @@ func (t *Page) onEvent(ev any) {
 		if ev.Type == network.ResourceTypeDocument && ev.FrameID == cdp.FrameID(t.targetID) {
 			// Not from the back/forward cache, then.
 			t.navRestorable = false
+			// A POST's answer, unless a redirect (the same request
+			// again, with a GET after a 303) moved on from it.
+			if t.postDocs == nil || len(t.postDocs) > 16 {
+				t.postDocs = map[cdp.LoaderID]bool{}
+			}
+			t.postDocs[ev.LoaderID] = ev.Request.Method == "POST"
 		}
 		if len(t.inflight) < 10000 {
 			t.inflight[ev.RequestID] = Request{ev.Request.URL, ev.LoaderID, ev.FrameID, time.Now()}

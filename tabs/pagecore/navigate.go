@@ -593,15 +593,25 @@ func (t *Page) Forward(ctx context.Context) (*NavResult, error) {
 
 // Reload reloads the tab's page (Page.reload, from the cache where it is
 // fresh, as the reload button does) and waits until the new document has
-// loaded, as Back does. Errors: timeout, not_alive.
+// loaded, as Back does. A page that answered a form's POST is requested
+// again with the same POST (a browser asks first), and a note says so.
+// Errors: timeout, not_alive.
 func (t *Page) Reload(ctx context.Context) (*NavResult, error) {
 	if err := t.DialogBlock(); err != nil {
 		return nil, err
 	}
-	return t.historyNav(ctx, "reload", t.currentURL(ctx), func(ctx context.Context) error {
+	t.evMu.Lock()
+	post := t.postDocs[t.st.doc]
+	t.evMu.Unlock()
+	res, err := t.historyNav(ctx, "reload", t.currentURL(ctx), func(ctx context.Context) error {
 		_, err := cdp.Call(ctx, t.target, page.Reload, page.ReloadParams{})
 		return err
 	})
+	if err == nil && post && res.Dialog == nil {
+		// A browser asks first; Page.reload does not.
+		res.Notes = append(res.Notes, "the page was the answer to a form sent with POST: the reload sent the form again")
+	}
+	return res, err
 }
 
 func (t *Page) history(ctx context.Context, what string, delta int) (*NavResult, error) {

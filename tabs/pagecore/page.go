@@ -78,6 +78,7 @@ type Page struct {
 	handled    []Dialog      // dialogs the policy handled, drained by runs
 	inflight   map[network.RequestID]Request
 	docStatus  map[cdp.LoaderID]int64 // HTTP status of recent top-level documents
+	postDocs   map[cdp.LoaderID]bool  // recent top-level documents that answered a POST
 	navFail    string                 // the last top-level document request that failed: "URL: net::ERR_…"
 	st         settleState            // what the settled wait needs (settle.go)
 	deadSig    chan struct{}
