@@ -450,31 +450,43 @@ const navCommitWait = 5 * time.Second
 // navigation still in flight at the limit counts as started.
 func (t *Page) Navigated(ctx context.Context, m NavMark) bool {
 	t.eventBarrier(ctx, m)
-	limit := time.NewTimer(navCommitWait)
-	defer limit.Stop()
+	return t.waitState(ctx, navCommitWait, true, func() (bool, bool) {
+		switch {
+		case t.navSeq != m.Seq:
+			return true, true
+		case t.navReq == m.Req || !t.navPending:
+			return true, false
+		case t.dialog != nil:
+			return true, true
+		}
+		return false, false
+	})
+}
+
+// waitState calls check, with evMu held, at once and each time the page's
+// event state changes or a dialog opens, until check reports done, and
+// returns its verdict; when limit passes, the tab dies or ctx ends first,
+// it returns gaveUp.
+func (t *Page) waitState(ctx context.Context, limit time.Duration, gaveUp bool, check func() (done, verdict bool)) bool {
+	timer := time.NewTimer(limit)
+	defer timer.Stop()
 	for {
 		t.evMu.Lock()
-		seq, req, pending, dialog := t.navSeq, t.navReq, t.navPending, t.dialog != nil
+		done, verdict := check()
 		changed, sig := t.st.waitLocked(), t.dialogSig
 		t.evMu.Unlock()
-		if seq != m.Seq {
-			return true
-		}
-		if req == m.Req || !pending {
-			return false
-		}
-		if dialog {
-			return true
+		if done {
+			return verdict
 		}
 		select {
 		case <-changed:
 		case <-sig:
-		case <-limit.C:
-			return true
+		case <-timer.C:
+			return gaveUp
 		case <-t.deadSig:
-			return true
+			return gaveUp
 		case <-ctx.Done():
-			return true
+			return gaveUp
 		}
 	}
 }
@@ -489,31 +501,16 @@ func (t *Page) Navigated(ctx context.Context, m NavMark) bool {
 // after load is the settle's to see. It reports whether none is pending
 // at the end.
 func (t *Page) AwaitRedirect(ctx context.Context, limit time.Duration) bool {
-	timer := time.NewTimer(limit)
-	defer timer.Stop()
-	for {
-		t.evMu.Lock()
-		pending, dialog := t.navPending, t.dialog != nil
+	return t.waitState(ctx, limit, false, func() (bool, bool) {
 		loaded := t.st.doc != "" && t.st.loaded == t.st.doc
-		changed, sig := t.st.waitLocked(), t.dialogSig
-		t.evMu.Unlock()
-		if !pending || loaded {
-			return !pending
+		switch {
+		case !t.navPending || loaded:
+			return true, !t.navPending
+		case t.dialog != nil:
+			return true, false
 		}
-		if dialog {
-			return false
-		}
-		select {
-		case <-changed:
-		case <-sig:
-		case <-timer.C:
-			return false
-		case <-t.deadSig:
-			return false
-		case <-ctx.Done():
-			return false
-		}
-	}
+		return false, false
+	})
 }
 
 // eventBarrier returns once the events the page's renderer sent before
