@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -329,6 +331,8 @@ addEventListener('pageshow', (e) => {
 			"timer":   `setTimeout(() => { location.href = '/spa?from=timer'; }, 0)`,
 			"twice":   `location.href = '/bounce?when=inline'`,
 			"stuck":   `location.href = '/stuck'`,
+			"refused": `location.href = '` + r.URL.Query().Get("to") + `'`,
+			"never":   `location.href = '/never/poll?doc'`,
 		}[r.URL.Query().Get("when")]
 		fmt.Fprintf(w, `<!doctype html><title>Bouncing</title><h1>Bouncing on</h1><script>%s</script><img src="/slowimg">`, js)
 	})
@@ -580,8 +584,25 @@ func TestOpenFollowsClientRedirect(t *testing.T) {
 			}
 		}
 	}
+	// A redirect to a server that refuses the connection fails as an
+	// open of that URL does.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := "http://" + ln.Addr().String() + "/"
+	ln.Close()
+	_, err = s.Open(context.Background(), tabs.OpenOptions{Name: "refused", URL: ps.URL + "/bounce?when=refused&to=" + url.QueryEscape(refused), Timeout: 8 * time.Second})
+	if want := "that navigation failed: " + refused + ": net::ERR_CONNECTION_REFUSED"; errcode.Of(err) != errcode.NavigationFailed || !strings.Contains(err.Error(), want) {
+		t.Errorf("open of a page that redirects to a refused port: %v, want navigation_failed with %q", err, want)
+	}
+	// One to a server that never answers names it.
+	_, err = s.Open(context.Background(), tabs.OpenOptions{Name: "never", URL: ps.URL + "/bounce?when=never", Timeout: 2 * time.Second})
+	if want := "the page sent itself on to " + ps.URL + "/never/poll?doc, which has not answered"; errcode.Of(err) != errcode.Timeout || !strings.Contains(err.Error(), want) {
+		t.Errorf("open of a page that redirects to a server that never answers: %v, want a timeout with %q", err, want)
+	}
 	// A document that never loads: the timeout names what holds it.
-	_, err := s.Open(context.Background(), tabs.OpenOptions{Name: "stuck", URL: ps.URL + "/bounce?when=stuck", Timeout: 2 * time.Second})
+	_, err = s.Open(context.Background(), tabs.OpenOptions{Name: "stuck", URL: ps.URL + "/bounce?when=stuck", Timeout: 2 * time.Second})
 	if want := "(after 1 client-side redirect(s), the last to " + ps.URL + "/stuck); 1 request(s) still loading: " + ps.URL + "/never/poll?img"; errcode.Of(err) != errcode.Timeout || !strings.Contains(err.Error(), want) {
 		t.Errorf("open of a page that never loads: %v, want a timeout with %q", err, want)
 	}

@@ -178,7 +178,8 @@ func (t *Page) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavR
 	want := map[string]string{"settled": "load", "load": "load", "domcontentloaded": "DOMContentLoaded",
 		"networkidle0": "networkIdle", "networkidle2": "networkAlmostIdle"}[waitUntil]
 	loaded := false
-	redirects := 0 // client-side redirects followed before load
+	redirects := 0        // client-side redirects followed before load
+	ownCommitted := false // an event of the document navigated to (or of a redirect's) came
 	var loadedAt time.Time
 	sig := t.dialogSignal()
 	evc := make(chan page.EventLifecycleEvent)
@@ -211,13 +212,25 @@ func (t *Page) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavR
 				// another document, whose "init" comes first; the
 				// first will never load. The wait follows it, as
 				// Playwright's goto does. After load, the settle sees
-				// such a navigation instead.
-				if ev.Name != "init" || loaded {
+				// such a navigation instead. Only once the document
+				// navigated to has committed: before that, a document
+				// that commits is the old page's own (a redirect loop
+				// still running), not this navigation's.
+				if ev.Name != "init" || loaded || !ownCommitted {
 					continue
 				}
 				res.LoaderID = ev.LoaderID
 				redirects++
 				continue
+			}
+			ownCommitted = true
+			if ev.Name == "load" && !loaded && redirects > 0 {
+				// A redirect of the page's own that failed (a refused
+				// connection) ends on Chromium's error page: the open
+				// failed, as one of that URL would have.
+				if u, fail, _ := t.DocOutcome(); strings.HasPrefix(u, "chrome-error:") {
+					return nil, &Error{Code: errcode.NavigationFailed, Msg: fmt.Sprintf("navigate to %s: the page sent itself on (a client-side redirect), and that navigation failed: %s", rawURL, fail)}
+				}
 			}
 			if ev.Name == "load" && !loaded {
 				loaded, loadedAt = true, time.Now()
@@ -296,6 +309,9 @@ func (t *Page) notLoaded(rawURL string, redirects int, err error) error {
 	if redirects > 0 {
 		msg += fmt.Sprintf(" (after %d client-side redirect(s), the last to %s)", redirects, t.LastURL())
 	}
+	if u := t.PendingNavigation(); u != "" {
+		msg += fmt.Sprintf("; the page sent itself on to %s, which has not answered", u)
+	}
 	if n, list := t.pendingRequests(); n > 0 {
 		msg += fmt.Sprintf("; %d request(s) still loading: %s", n, list)
 	}
@@ -311,7 +327,7 @@ func (t *Page) pendingNote(waited time.Duration, why string) string {
 		why = "the cap on the wait"
 	}
 	if n == 0 {
-		return fmt.Sprintf("network not idle after %v past load (%s); returned the loaded page", waited, why)
+		return fmt.Sprintf("network not idle after %v past load (%s; requests kept starting, never 500ms apart); returned the loaded page", waited, why)
 	}
 	return fmt.Sprintf("network not idle after %v past load (%s; %d pending: %s); returned the loaded page", waited, why, n, list)
 }
