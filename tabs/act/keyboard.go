@@ -115,8 +115,8 @@ func (t *Actor) Type(ctx context.Context, tg Target, text string) (*ActionResult
 		}
 	}
 	res, err := t.afterEdit(ctx, el, before, strings.ReplaceAll(sent, "\n", ""), "type", err)
-	if res != nil && navRes.Note != "" {
-		res.Note = navRes.Note
+	if res != nil {
+		res.Note, res.Blocked = navRes.Note, navRes.Blocked
 	}
 	return t.masked(res, err)
 }
