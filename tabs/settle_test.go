@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -358,6 +359,15 @@ addEventListener('pageshow', (e) => {
 		fmt.Fprint(w, `<!doctype html><title>Idle, then busy</title><h1 id=app>Quiet a while</h1>
 <script>addEventListener('load', () => setTimeout(() => fetch('/spa/data').then(r => r.text()).then(t => { document.getElementById('app').textContent = t; }), 300));</script>`)
 	})
+	mux.HandleFunc("/later", func(w http.ResponseWriter, r *http.Request) {
+		// A redirect from a timer, after load.
+		fmt.Fprintf(w, `<!doctype html><title>Later</title><h1>Going on soon</h1><script>setTimeout(() => { location.href = %q; }, 50)</script>`, r.URL.Query().Get("to"))
+	})
+	mux.HandleFunc("/loop", func(w http.ResponseWriter, r *http.Request) {
+		// A redirect loop that never ends.
+		n, _ := strconv.Atoi(r.URL.Query().Get("n"))
+		fmt.Fprintf(w, `<!doctype html><title>Loop %d</title><script>location.replace('/loop?n=%d')</script>`, n, n+1)
+	})
 	mux.HandleFunc("/stuck", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><title>Stuck</title><h1>Never loads</h1><img src="/never/poll?img">`)
 	})
@@ -595,6 +605,36 @@ func TestOpenFollowsClientRedirect(t *testing.T) {
 	_, err = s.Open(context.Background(), tabs.OpenOptions{Name: "refused", URL: ps.URL + "/bounce?when=refused&to=" + url.QueryEscape(refused), Timeout: 8 * time.Second})
 	if want := "that navigation failed: " + refused + ": net::ERR_CONNECTION_REFUSED"; errcode.Of(err) != errcode.NavigationFailed || !strings.Contains(err.Error(), want) {
 		t.Errorf("open of a page that redirects to a refused port: %v, want navigation_failed with %q", err, want)
+	}
+	// So does one from a timer after load, under the settled wait, and
+	// an inline one under domcontentloaded.
+	for _, c := range []struct{ name, path, wait string }{
+		{"later", "/later?to=" + url.QueryEscape(refused), ""},
+		{"dcl", "/bounce?when=refused&to=" + url.QueryEscape(refused), "domcontentloaded"},
+	} {
+		_, err = s.Open(context.Background(), tabs.OpenOptions{Name: "refused", URL: ps.URL + c.path, WaitUntil: c.wait, Timeout: 8 * time.Second})
+		if errcode.Of(err) != errcode.NavigationFailed || !strings.Contains(err.Error(), "net::ERR_CONNECTION_REFUSED") {
+			t.Errorf("open %s (wait %q), which sends itself to a refused port: %v, want navigation_failed", c.path, c.wait, err)
+		}
+	}
+	// A redirect loop still running on the tab's page never passes for
+	// the page an open asks for: the open returns that page, or fails.
+	for i := range 4 {
+		// (Or navigation_failed, when the loop the last round left
+		// running took over from this open.)
+		if _, err := s.Open(context.Background(), tabs.OpenOptions{Name: "loop", URL: ps.URL + "/loop", WaitUntil: "load", Timeout: time.Second}); errcode.Of(err) != errcode.Timeout && errcode.Of(err) != errcode.NavigationFailed {
+			t.Fatalf("open of a redirect loop: %v, want a timeout", err)
+		}
+		want := fmt.Sprintf("%s/static?after=%d", ps.URL, i)
+		res, err := s.Open(context.Background(), tabs.OpenOptions{Name: "loop", URL: want, Timeout: 8 * time.Second})
+		switch {
+		case err == nil && res.URL != want:
+			t.Errorf("open %s after a redirect loop: succeeded with %s", want, res.URL)
+		case err != nil && errcode.Of(err) != errcode.NavigationFailed:
+			t.Errorf("open %s after a redirect loop: %v, want the page or navigation_failed", want, err)
+		case err != nil:
+			t.Logf("open %s after a redirect loop: %v", want, err)
+		}
 	}
 	// One to a server that never answers names it.
 	_, err = s.Open(context.Background(), tabs.OpenOptions{Name: "never", URL: ps.URL + "/bounce?when=never", Timeout: 2 * time.Second})

@@ -189,8 +189,12 @@ func (t *Page) onEvent(ev any) {
 			// again, with a GET after a 303) moved on from it.
 			if t.postDocs == nil || len(t.postDocs) > 16 {
 				t.postDocs = map[cdp.LoaderID]bool{}
+				t.docReqAt = map[cdp.LoaderID]docRequest{}
 			}
 			t.postDocs[ev.LoaderID] = ev.Request.Method == "POST"
+			if _, ok := t.docReqAt[ev.LoaderID]; !ok {
+				t.docReqAt[ev.LoaderID] = docRequest{time.Now(), ev.Request.URL}
+			}
 		}
 		if len(t.inflight) < 10000 {
 			t.inflight[ev.RequestID] = Request{ev.Request.URL, ev.LoaderID, ev.FrameID, time.Now()}

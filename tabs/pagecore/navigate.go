@@ -164,7 +164,13 @@ func (t *Page) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavR
 	case err != nil:
 		return nil, &Error{Code: errcode.NavigationFailed, Msg: fmt.Sprintf("navigate to %s: %v", rawURL, err), Err: err}
 	case res.ErrorText != "":
-		return nil, &Error{Code: errcode.NavigationFailed, Msg: fmt.Sprintf("navigate to %s: %s", rawURL, res.ErrorText)}
+		msg := fmt.Sprintf("navigate to %s: %s", rawURL, res.ErrorText)
+		if u := t.PendingNavigation(); strings.Contains(res.ErrorText, "ERR_ABORTED") && u != "" && u != rawURL {
+			// The page that was there sent itself on (a timer, a
+			// redirect loop) while this navigation started.
+			msg += "; the page that was there started a navigation of its own, to " + u + ", which interrupted it"
+		}
+		return nil, &Error{Code: errcode.NavigationFailed, Msg: msg}
 	}
 	out := &NavResult{URL: rawURL}
 	if res.LoaderID == "" {
@@ -179,7 +185,9 @@ func (t *Page) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavR
 		"networkidle0": "networkIdle", "networkidle2": "networkAlmostIdle"}[waitUntil]
 	loaded := false
 	redirects := 0        // client-side redirects followed before load
+	first := res.LoaderID // the document navigated to, before any redirect of its own
 	ownCommitted := false // an event of the document navigated to (or of a redirect's) came
+	var committedAt time.Time
 	var loadedAt time.Time
 	sig := t.dialogSignal()
 	evc := make(chan page.EventLifecycleEvent)
@@ -216,21 +224,29 @@ func (t *Page) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavR
 				// navigated to has committed: before that, a document
 				// that commits is the old page's own (a redirect loop
 				// still running), not this navigation's.
-				if ev.Name != "init" || loaded || !ownCommitted {
+				if ev.Name != "init" || loaded {
 					continue
+				}
+				t.evMu.Lock()
+				asked, known := t.docReqAt[ev.LoaderID]
+				t.evMu.Unlock()
+				if !ownCommitted || known && asked.at.Before(committedAt) {
+					// Committed before the document asked for, or asked for
+					// before that one committed: the previous page's own
+					// navigation (a redirect loop, a timer), still in
+					// flight, took the tab over from the one asked for.
+					to := asked.url
+					if to == "" {
+						to = t.LastURL()
+					}
+					return nil, &Error{Code: errcode.NavigationFailed, Msg: fmt.Sprintf("navigate to %s: the page that was there had a navigation of its own in flight, to %s, and it replaced the page asked for; open it again", rawURL, msg.Trim(to, 120))}
 				}
 				res.LoaderID = ev.LoaderID
 				redirects++
 				continue
 			}
-			ownCommitted = true
-			if ev.Name == "load" && !loaded && redirects > 0 {
-				// A redirect of the page's own that failed (a refused
-				// connection) ends on Chromium's error page: the open
-				// failed, as one of that URL would have.
-				if u, fail, _ := t.DocOutcome(); strings.HasPrefix(u, "chrome-error:") {
-					return nil, &Error{Code: errcode.NavigationFailed, Msg: fmt.Sprintf("navigate to %s: the page sent itself on (a client-side redirect), and that navigation failed: %s", rawURL, fail)}
-				}
+			if !ownCommitted {
+				ownCommitted, committedAt = true, time.Now()
 			}
 			if ev.Name == "load" && !loaded {
 				loaded, loadedAt = true, time.Now()
@@ -256,7 +272,7 @@ func (t *Page) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavR
 					if d := t.PendingDialog(); d != nil && t.dialogs == "" {
 						out.Dialog = d
 					}
-					return out, nil
+					return t.onwardFailed(rawURL, first, out)
 				}
 			}
 			if ev.Name == "load" && waitUntil == "settled" {
@@ -266,10 +282,10 @@ func (t *Page) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavR
 				if d := t.PendingDialog(); d != nil && t.dialogs == "" {
 					out.Dialog = d
 				}
-				return out, nil
+				return t.onwardFailed(rawURL, first, out)
 			}
 			if ev.Name == want || (want == "DOMContentLoaded" && ev.Name == "load") {
-				return out, nil
+				return t.onwardFailed(rawURL, first, out)
 			}
 		case <-sig:
 			if d := t.PendingDialog(); d != nil && t.dialogs == "" {
@@ -298,6 +314,20 @@ func (t *Page) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavR
 			return nil, t.notLoaded(rawURL, redirects, ctx.Err())
 		}
 	}
+}
+
+// onwardFailed returns out, or, when the page navigated to (loader first)
+// sent itself on and that navigation failed (a refused connection, a
+// response without a body), so that the tab shows Chromium's error page
+// now, the navigation_failed error an open of that URL gives.
+func (t *Page) onwardFailed(rawURL string, first cdp.LoaderID, out *NavResult) (*NavResult, error) {
+	t.evMu.Lock()
+	doc, u, fail := t.st.doc, t.url, t.navFail
+	t.evMu.Unlock()
+	if doc == first || !strings.HasPrefix(u, "chrome-error:") || fail == "" {
+		return out, nil
+	}
+	return nil, &Error{Code: errcode.NavigationFailed, Msg: fmt.Sprintf("navigate to %s: the page sent itself on (a client-side redirect), and that navigation failed: %s", rawURL, fail)}
 }
 
 // notLoaded is the timeout error of a navigation to rawURL whose document

@@ -77,10 +77,11 @@ type Page struct {
 	dialogSig  chan struct{} // closed when a dialog opens
 	handled    []Dialog      // dialogs the policy handled, drained by runs
 	inflight   map[network.RequestID]Request
-	docStatus  map[cdp.LoaderID]int64 // HTTP status of recent top-level documents
-	postDocs   map[cdp.LoaderID]bool  // recent top-level documents that answered a POST
-	navFail    string                 // the last top-level document request that failed: "URL: net::ERR_…"
-	st         settleState            // what the settled wait needs (settle.go)
+	docStatus  map[cdp.LoaderID]int64      // HTTP status of recent top-level documents
+	postDocs   map[cdp.LoaderID]bool       // recent top-level documents that answered a POST
+	docReqAt   map[cdp.LoaderID]docRequest // when and for what URL recent top-level documents were first requested
+	navFail    string                      // the last top-level document request that failed: "URL: net::ERR_…"
+	st         settleState                 // what the settled wait needs (settle.go)
 	deadSig    chan struct{}
 
 	// unloadAsk (evMu) is set while a beforeunload dialog of the top
@@ -324,6 +325,13 @@ func (t *Page) Attach(ctx, tctx context.Context, popup bool) error {
 	t.env.Go(t.dialogLoop)
 	t.env.Go(t.feedNet)
 	return nil
+}
+
+// docRequest is when a top-level document was first requested, and its
+// URL then.
+type docRequest struct {
+	at  time.Time
+	url string
 }
 
 // NavState is what the page's event state says of its top document:
