@@ -360,8 +360,9 @@ addEventListener('pageshow', (e) => {
 <script>addEventListener('load', () => setTimeout(() => fetch('/spa/data').then(r => r.text()).then(t => { document.getElementById('app').textContent = t; }), 300));</script>`)
 	})
 	mux.HandleFunc("/later", func(w http.ResponseWriter, r *http.Request) {
-		// A redirect from a timer, after load.
-		fmt.Fprintf(w, `<!doctype html><title>Later</title><h1>Going on soon</h1><script>setTimeout(() => { location.href = %q; }, 50)</script>`, r.URL.Query().Get("to"))
+		// A redirect after load, from a timer of no delay its load
+		// listener sets (which the settle's frames after load wait for).
+		fmt.Fprintf(w, `<!doctype html><title>Later</title><h1>Going on soon</h1><script>addEventListener('load', () => setTimeout(() => { location.href = %q; }, 0))</script>`, r.URL.Query().Get("to"))
 	})
 	mux.HandleFunc("/loop", func(w http.ResponseWriter, r *http.Request) {
 		// A redirect loop that never ends.
