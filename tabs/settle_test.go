@@ -558,25 +558,6 @@ func TestOpenSettledRedirectPending(t *testing.T) {
 	if len(res.Notes) != 1 || !strings.HasPrefix(res.Notes[0], want) {
 		t.Errorf("notes %q, want one starting %q", res.Notes, want)
 	}
-	// A click on a link to it waits the same way, and says the same.
-	var cres *tabs.ActionResult
-	err = s.Run(context.Background(), "mover", 30*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
-		if _, err := tb.Goto(ctx, ps.URL+"/static", "load"); err != nil {
-			return err
-		}
-		if _, err := tb.Evaluate(ctx, `() => { const a = document.createElement('a'); a.id = 'mv'; a.href = '/mover'; a.textContent = 'Mover'; document.body.prepend(a); }`, nil); err != nil {
-			return err
-		}
-		var err error
-		cres, err = tb.Click(ctx, tabs.Target{Selector: "#mv"})
-		return err
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !cres.Navigated || !strings.HasPrefix(cres.Note, want) {
-		t.Errorf("click on a link to the page: %+v, want navigated with a note starting %q", cres, want)
-	}
 }
 
 // TestOpenFollowsClientRedirect: a page that navigates itself before its
