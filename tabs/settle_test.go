@@ -380,6 +380,18 @@ addEventListener('pageshow', (e) => {
 	mux.HandleFunc("/mover", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><title>Mover</title><meta http-equiv="refresh" content="0;url=/latecomer"><h1>Moving on</h1>`)
 	})
+	mux.HandleFunc("/sendon", func(w http.ResponseWriter, r *http.Request) {
+		// A page that sends itself on at load, to the shell that renders
+		// from a fetch: by a meta refresh of 0, or by submitting a form
+		// (as a single sign-on page posts its assertion).
+		switch r.URL.Query().Get("how") {
+		case "meta":
+			fmt.Fprint(w, `<!doctype html><title>Sending on</title><meta http-equiv="refresh" content="0;url=/spa?from=meta"><h1>Sending on</h1>`)
+		case "form":
+			fmt.Fprint(w, `<!doctype html><title>Sending on</title><h1>Sending on</h1><form id=f method=post action="/spa?from=form"><input type=hidden name=token value=1></form>
+<script>addEventListener('load', () => document.getElementById('f').submit())</script>`)
+		}
+	})
 	mux.HandleFunc("/latecomer", func(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(1500 * time.Millisecond)
 		fmt.Fprint(w, `<!doctype html><title>Latecomer</title><h1>Arrived late</h1>`)
@@ -557,6 +569,70 @@ func TestOpenSettledRedirectPending(t *testing.T) {
 	want := "500ms after load the page was still navigating to " + ps.URL + "/latecomer"
 	if len(res.Notes) != 1 || !strings.HasPrefix(res.Notes[0], want) {
 		t.Errorf("notes %q, want one starting %q", res.Notes, want)
+	}
+	// A click on a link to it waits the same way, and says the same.
+	var cres *tabs.ActionResult
+	err = s.Run(context.Background(), "mover", 30*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
+		if _, err := tb.Goto(ctx, ps.URL+"/static", "load"); err != nil {
+			return err
+		}
+		if _, err := tb.Evaluate(ctx, `() => { const a = document.createElement('a'); a.id = 'mv'; a.href = '/mover'; a.textContent = 'Mover'; document.body.prepend(a); }`, nil); err != nil {
+			return err
+		}
+		var err error
+		cres, err = tb.Click(ctx, tabs.Target{Selector: "#mv"})
+		return err
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cres.Navigated || !strings.HasPrefix(cres.Note, want) {
+		t.Errorf("click on a link to the page: %+v, want navigated with a note starting %q", cres, want)
+	}
+}
+
+// TestSettleWaitsForSendOn: a page that sends itself on at load (a meta
+// refresh of 0, a form it submits) is followed, by open and by a click on
+// a link to it, to the page it goes to, settled: the settle holds while a
+// navigation the page asked for is in flight, instead of ending on the
+// first page's quiet.
+func TestSettleWaitsForSendOn(t *testing.T) {
+	t.Parallel()
+	ps := settlePages(t)
+	s := newSup(t)
+	for _, how := range []string{"meta", "form"} {
+		want := ps.URL + "/spa?from=" + how
+		res, err := s.Open(context.Background(), tabs.OpenOptions{Name: how, URL: ps.URL + "/sendon?how=" + how})
+		if err != nil {
+			t.Fatalf("open /sendon?how=%s: %v", how, err)
+		}
+		if res.URL != want || len(res.Notes) != 0 {
+			t.Errorf("open /sendon?how=%s: url %s, notes %q; want %s, no notes", how, res.URL, res.Notes, want)
+		}
+		if text := observeText(t, s, how); !strings.Contains(text, "Inventory: 42 widgets") {
+			t.Errorf("open /sendon?how=%s, then observe: %q, want the settled page", how, text)
+		}
+		var cres *tabs.ActionResult
+		err = s.Run(context.Background(), how, 30*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
+			if _, err := tb.Goto(ctx, ps.URL+"/static", "load"); err != nil {
+				return err
+			}
+			if _, err := tb.Evaluate(ctx, `(how) => { const a = document.createElement('a'); a.id = 'on'; a.href = '/sendon?how=' + how; a.textContent = 'On'; document.body.prepend(a); }`, []any{how}); err != nil {
+				return err
+			}
+			var err error
+			cres, err = tb.Click(ctx, tabs.Target{Selector: "#on"})
+			return err
+		}))
+		if err != nil {
+			t.Fatalf("click to /sendon?how=%s: %v", how, err)
+		}
+		if !cres.Navigated || cres.Note != "" {
+			t.Errorf("click to /sendon?how=%s: %+v, want navigated, no note", how, cres)
+		}
+		if text := observeText(t, s, how); !strings.Contains(text, "Inventory: 42 widgets") || !strings.Contains(text, want) {
+			t.Errorf("click to /sendon?how=%s, then observe: %q, want the settled page at %s", how, text, want)
+		}
 	}
 }
 

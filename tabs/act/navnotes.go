@@ -42,13 +42,15 @@ func (t *Actor) noteNavigation(ctx context.Context, m pagecore.NavMark, res *Act
 // (notePending). When a document committed (committed) and has itself
 // started another navigation before its load (a client-side redirect),
 // that one is waited for too (AwaitRedirect, at most
-// pagecore.NavLoadWait), and then settled. What ran out is noted in
-// res.Note.
+// pagecore.NavLoadWait), and then settled; one it starts at load (a meta
+// refresh of 0, a form it submits) is the settle's to wait for, as after
+// an open. What ran out is noted in res.Note.
 func (t *Actor) settleNavigation(ctx context.Context, res *ActionResult, committed bool) {
 	if committed {
 		t.AwaitRedirect(ctx, pagecore.NavLoadWait)
 	}
-	if t.PendingNavigation() != "" {
+	if !committed && t.PendingNavigation() != "" {
+		// The click's own navigation, still waiting for its server.
 		t.notePending(res)
 		return
 	}

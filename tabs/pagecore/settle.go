@@ -415,7 +415,10 @@ func (t *Page) onSettleEventLocked(ev any) {
 // and one with nothing scheduled, untimedQuiet after the change or
 // DOMContentLoaded once idle after its first frame. A
 // document that commits meanwhile (a redirect by script) is
-// waited for in its turn. It returns early, with no note, when a dialog no policy
+// waited for in its turn, and so is one that a navigation the page asked
+// for (Page.frameRequestedNavigation: a meta refresh, a form it submits at
+// load) commits: that request holds the settle until it commits or stops.
+// It returns early, with no note, when a dialog no policy
 // handles opens, the tab dies or ctx ends; and with a note naming what
 // was still busy when a limit ran out. Everything it waits on is an event
 // (Network.*, Page.lifecycleEvent, Runtime.bindingCalled).
@@ -458,11 +461,18 @@ func (t *Page) awaitQuiet(ctx context.Context, loadLimit time.Duration, route bo
 		}
 		changed := s.waitLocked()
 		wait := time.Duration(-1)
-		if loaded {
-			if capFor != s.doc {
-				capFor = s.doc
-				capC = time.After(time.Until(start.Add(settleMax)))
-			}
+		if loaded && capFor != s.doc {
+			capFor = s.doc
+			capC = time.After(time.Until(start.Add(settleMax)))
+		}
+		// A navigation of the top frame that the page asked for (a meta
+		// refresh, a form it submits or a redirect it makes at load)
+		// holds the settle: the document it commits is waited for in its
+		// turn, and one that stops ends the hold. Chromium reports the
+		// request (Page.frameRequestedNavigation) from the renderer as it
+		// starts the navigation, so before settle.js's reports of the
+		// frames and quiet that came after it.
+		if loaded && !t.navPending {
 			if len(s.busy) == 0 && !route && s.static == s.doc && s.refresh != s.doc {
 				// A document without scripts of its own has nothing
 				// left to do after load.
@@ -576,6 +586,10 @@ func (t *Page) settleNote() string {
 			continue
 		}
 		urls = append(urls, msg.Trim(r.url, 120))
+	}
+	if nav == "" && t.navPending {
+		// One requested, whose request has not been reported yet.
+		nav = msg.Trim(t.navURL, 120)
 	}
 	mutating := !t.st.mutated.IsZero() && time.Since(t.st.mutated) < settleQuiet
 	// A visible page that rendered no frame since load: something holds
