@@ -387,6 +387,8 @@ addEventListener('pageshow', (e) => {
 		switch r.URL.Query().Get("how") {
 		case "meta":
 			fmt.Fprint(w, `<!doctype html><title>Sending on</title><meta http-equiv="refresh" content="0;url=/spa?from=meta"><h1>Sending on</h1>`)
+		case "loop":
+			fmt.Fprint(w, `<!doctype html><title>Again</title><meta http-equiv="refresh" content="0"><h1>Again</h1>`)
 		case "form":
 			fmt.Fprint(w, `<!doctype html><title>Sending on</title><h1>Sending on</h1><form id=f method=post action="/spa?from=form"><input type=hidden name=token value=1></form>
 <script>addEventListener('load', () => document.getElementById('f').submit())</script>`)
@@ -595,11 +597,19 @@ func TestOpenSettledRedirectPending(t *testing.T) {
 // refresh of 0, a form it submits) is followed, by open and by a click on
 // a link to it, to the page it goes to, settled: the settle holds while a
 // navigation the page asked for is in flight, instead of ending on the
-// first page's quiet.
+// first page's quiet. One that never stops (a meta refresh to itself) is
+// returned after 20 such pages, saying so.
 func TestSettleWaitsForSendOn(t *testing.T) {
 	t.Parallel()
 	ps := settlePages(t)
 	s := newSup(t)
+	res, err := s.Open(context.Background(), tabs.OpenOptions{Name: "loop", URL: ps.URL + "/sendon?how=loop"})
+	if err != nil {
+		t.Fatalf("open /sendon?how=loop: %v", err)
+	}
+	if want := "the page kept sending itself on at load (21 pages, the last " + ps.URL + "/sendon?how=loop)"; len(res.Notes) != 1 || !strings.HasPrefix(res.Notes[0], want) {
+		t.Errorf("open /sendon?how=loop: notes %q, want one starting %q", res.Notes, want)
+	}
 	for _, how := range []string{"meta", "form"} {
 		want := ps.URL + "/spa?from=" + how
 		res, err := s.Open(context.Background(), tabs.OpenOptions{Name: how, URL: ps.URL + "/sendon?how=" + how})

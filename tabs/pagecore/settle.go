@@ -51,6 +51,11 @@ const (
 	// waits, counted as settleQuiet is: for the work a page hands to
 	// other threads (a decode, a digest, a worker), which no count sees.
 	untimedQuiet = 25 * time.Millisecond
+	// maxSendOn is how many documents a settle follows that the page
+	// sent itself on to at load, one after the other, before it returns
+	// the tab as it is: a page that keeps doing so (a meta refresh to
+	// itself) never settles. Chromium follows as many HTTP redirects.
+	maxSendOn = 20
 	// NavLoadWait bounds how long an action that navigated waits for the
 	// new document's load event before its settle.
 	NavLoadWait = 5 * time.Second
@@ -445,6 +450,7 @@ func (t *Page) awaitQuiet(ctx context.Context, loadLimit time.Duration, route bo
 	defer quiet.Stop()
 	var capC <-chan time.Time
 	var capFor cdp.LoaderID
+	docs := 0 // the documents loaded during the settle, one after the other
 	sig := t.dialogSignal()
 	for {
 		now := time.Now()
@@ -464,6 +470,11 @@ func (t *Page) awaitQuiet(ctx context.Context, loadLimit time.Duration, route bo
 		if loaded && capFor != s.doc {
 			capFor = s.doc
 			capC = time.After(time.Until(start.Add(settleMax)))
+			if docs++; docs > maxSendOn {
+				u := t.url
+				t.evMu.Unlock()
+				return fmt.Sprintf("the page kept sending itself on at load (%d pages, the last %s); returned it as it was", docs, msg.Trim(u, 120))
+			}
 		}
 		// A navigation of the top frame that the page asked for (a meta
 		// refresh, a form it submits or a redirect it makes at load)
@@ -562,6 +573,9 @@ func (t *Page) awaitQuiet(ctx context.Context, loadLimit time.Duration, route bo
 			}
 			return t.settleNote()
 		case <-loadC:
+			if docs > 1 {
+				return fmt.Sprintf("the page was still sending itself on %v after the call (%d pages loaded, the next not yet); returned it as it was", loadLimit, docs)
+			}
 			return fmt.Sprintf("the new page had not fired load within %v; returned it as it was", loadLimit)
 		case <-sig:
 			sig = t.dialogSignal()
