@@ -169,10 +169,15 @@ func (t *Actor) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionRe
 	err = t.callOn(checkCtx, el, actionableJS, &got, map[string]any{"done": true})
 	ph.log(t, el)
 	if checkCtx.Err() != nil && ctx.Err() == nil {
-		// Held past the commit wait by the navigation the click started.
+		// The navigation the click started committed (the check's
+		// document is gone), or held the check past the commit wait.
 		t.disarm(el)
 		res.Navigated = true
-		t.notePending(res)
+		if t.NavSeq() != nav.Seq {
+			t.settleNavigation(ctx, res, true)
+		} else {
+			t.notePending(res)
+		}
 		return res, false, nil
 	}
 	if err == nil && got != nil && !got.Got && t.NavSeq() == nav.Seq {

@@ -393,7 +393,10 @@ func (t *Page) Mark() NavMark {
 
 // HeldByNavigation returns a context of ctx that ends navCommitWait after
 // a top-level navigation is requested since m, if it has not committed by
-// then, and its cancel. While such a navigation is pending Chromium holds
+// then, or as soon as a new top-level document commits (the call's
+// document is gone, and the new one may start a navigation of its own at
+// once, a meta refresh of 0, which Chromium then holds the call for in
+// turn), and its cancel. While such a navigation is pending Chromium holds
 // every call to the page; the request's event (Page.frameRequestedNavigation)
 // travels on another pipe than the reply to the input event that caused
 // it, so it can arrive after that reply, and the wait for it goes on while
@@ -406,11 +409,16 @@ func (t *Page) HeldByNavigation(ctx context.Context, m NavMark) (context.Context
 			t.evMu.Lock()
 			requested := t.navReq != m.Req
 			pending := t.navPending
+			committed := t.navSeq != m.Seq
 			changed := t.st.waitLocked()
 			t.evMu.Unlock()
+			if committed {
+				cancel()
+				return
+			}
 			if requested && limit == nil {
 				if !pending {
-					return // committed or ended: calls are not held
+					return // ended without a commit: calls are not held
 				}
 				tm := time.NewTimer(navCommitWait)
 				defer tm.Stop()
