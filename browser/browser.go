@@ -72,6 +72,11 @@ type Options struct {
 	// Args are extra command-line flags, e.g. "--host-resolver-rules=…".
 	// A flag given here overrides a default of the same name.
 	Args []string
+	// VersionArgs, when set, returns more flags for the executable's
+	// version ("156.0.8078.129", ExecVersion), such as a --user-agent
+	// that names it; Args override them. A version that cannot be read
+	// gives none of them (logged).
+	VersionArgs func(version string) []string
 	// ProfileDir is a persistent user data directory; empty means a fresh
 	// temporary profile, removed when the browser closes.
 	ProfileDir string
@@ -294,7 +299,17 @@ func Launch(parent, ctx context.Context, o *Options) (*Handle, error) {
 		}
 		aopts = append(aopts, chromedp.UserDataDir(opts.ProfileDir))
 	}
-	for _, f := range append(append([]string{}, DefaultFlags...), opts.Args...) {
+	flags := append([]string{}, DefaultFlags...)
+	var made string // the version the flags were made for
+	if opts.VersionArgs != nil {
+		if v, err := ExecVersion(exe); err != nil {
+			log.Warn("read the browser's version", "err", err)
+		} else {
+			made = v
+			flags = append(flags, opts.VersionArgs(v)...)
+		}
+	}
+	for _, f := range append(flags, opts.Args...) {
 		name, val := splitFlag(f)
 		if name == "" {
 			continue
@@ -348,6 +363,9 @@ func Launch(parent, ctx context.Context, o *Options) (*Handle, error) {
 	if v, err := cdp.Call(ctx, c.Browser, browser.GetVersion, cdp.Empty{}); err == nil {
 		h.product = v.Product
 		h.version = v.UserAgent
+		if made != "" && !noteLaunched(exe, made, v.Product, h.pid) {
+			log.Warn("the browser's version is not the one its flags were made for (it changed behind its launcher); the next launch has the right ones", "made_for", made, "version", v.Product)
+		}
 	}
 	if err := writeRecord(opts.StateDir, h.pid, opts.ProfileDir == ""); err != nil {
 		log.Warn("record browser", "err", err)

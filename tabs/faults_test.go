@@ -535,3 +535,38 @@ func TestPopupGetsItsStealth(t *testing.T) {
 		t.Errorf("the popup's stealth patches failed %d times", n)
 	}
 }
+
+// TestPopupFirstPageUserAgent: the first page of a popup, which loads
+// before the popup's tab has its stealth patches, sends a headed
+// Chromium's user agent and reads it in navigator.userAgent, not
+// HeadlessChrome's (the launch's --user-agent, made for the executable's
+// version).
+func TestPopupFirstPageUserAgent(t *testing.T) {
+	t.Parallel()
+	var header atomic.Value
+	base := httptestServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/child" {
+			header.Store(r.UserAgent())
+			fmt.Fprint(w, `<!doctype html><title>Child</title><script>window.firstUA = navigator.userAgent</script><p>child</p>`)
+			return
+		}
+		fmt.Fprint(w, `<!doctype html><title>Opener</title><button onclick="window.open('/child', 'c', 'width=300,height=200')">Open</button>`)
+	}))
+	s := newSup(t)
+	name := openPopup(t, s, base)
+	var got string
+	err := s.Run(context.Background(), name, 20*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
+		v, err := tb.Evaluate(ctx, `() => window.firstUA`, nil)
+		if err == nil {
+			err = json.Unmarshal(v, &got)
+		}
+		return err
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, _ := header.Load().(string)
+	if !strings.Contains(got, " Chrome/") || strings.Contains(got, "Headless") || h != got {
+		t.Errorf("the popup's first page: navigator.userAgent %q, User-Agent header %q; want one headed Chromium's user agent in both", got, h)
+	}
+}

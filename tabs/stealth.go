@@ -24,6 +24,19 @@ func (s *Supervisor) stealthFlags() []string {
 	return append(stealth.Flags(s.stealthOptions()), "--enable-automation=false")
 }
 
+// stealthVersionFlags are the launch flags of a stealthy headless browser
+// that name its version: --user-agent with a headed Chromium's user agent
+// (stealth.DefaultUserAgent), so that every target starts with it, and so
+// does the User-Agent header of every request, those that come before a
+// target's patches too: a popup's first page (measured: its request and
+// navigator.userAgent said HeadlessChrome) and a service worker's fetches.
+func stealthVersionFlags(version string) []string {
+	if ua := stealth.DefaultUserAgent(version); ua != "" {
+		return []string{"--user-agent=" + ua}
+	}
+	return nil
+}
+
 // installStealth installs the stealth patches on a new headless tab before
 // any page script runs (stealth.Install on the tab's long-lived context);
 // ctx bounds the wait.

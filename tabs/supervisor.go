@@ -297,6 +297,7 @@ func NewSupervisor(opts *Options) *Supervisor {
 	bo.Args = append([]string{fmt.Sprintf("--window-size=%d,%d", s.opts.Viewport.Width, s.opts.Viewport.Height)}, bo.Args...)
 	if !s.opts.NoStealth {
 		bo.Args = append(s.stealthFlags(), bo.Args...)
+		bo.VersionArgs = stealthVersionFlags
 	}
 	s.reg = browser.NewRegistry(s.ctx, &bo)
 	return s
