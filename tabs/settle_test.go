@@ -387,6 +387,8 @@ addEventListener('pageshow', (e) => {
 		switch r.URL.Query().Get("how") {
 		case "meta":
 			fmt.Fprint(w, `<!doctype html><title>Sending on</title><meta http-equiv="refresh" content="0;url=/spa?from=meta"><h1>Sending on</h1>`)
+		case "gone":
+			fmt.Fprint(w, `<!doctype html><title>Sending on</title><meta http-equiv="refresh" content="0;url=/nosuch"><h1>Sending on</h1>`)
 		case "loop":
 			fmt.Fprint(w, `<!doctype html><title>Again</title><meta http-equiv="refresh" content="0"><h1>Again</h1>`)
 		case "form":
@@ -572,6 +574,11 @@ func TestOpenSettledRedirectPending(t *testing.T) {
 	if len(res.Notes) != 1 || !strings.HasPrefix(res.Notes[0], want) {
 		t.Errorf("notes %q, want one starting %q", res.Notes, want)
 	}
+	// The open returns then, with the page the tab shows, not once the
+	// server answered (Chromium holds every call to the page until then).
+	if res.URL != ps.URL+"/mover" || res.Title != "Mover" {
+		t.Errorf("open returned %s %q, want the page that was still sending itself on: /mover \"Mover\"", res.URL, res.Title)
+	}
 	// A click on a link to it waits the same way, and says the same.
 	var cres *tabs.ActionResult
 	err = s.Run(context.Background(), "mover", 30*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
@@ -607,8 +614,20 @@ func TestSettleWaitsForSendOn(t *testing.T) {
 	if err != nil {
 		t.Fatalf("open /sendon?how=loop: %v", err)
 	}
-	if want := "the page kept sending itself on at load (21 pages, the last " + ps.URL + "/sendon?how=loop)"; len(res.Notes) != 1 || !strings.HasPrefix(res.Notes[0], want) {
+	if want := "the page kept sending itself on at load (20 times, the last to " + ps.URL + "/sendon?how=loop)"; len(res.Notes) != 1 || !strings.HasPrefix(res.Notes[0], want) {
 		t.Errorf("open /sendon?how=loop: notes %q, want one starting %q", res.Notes, want)
+	}
+	// The result's status is the page the settle followed to's.
+	res, err = s.Open(context.Background(), tabs.OpenOptions{Name: "gone", URL: ps.URL + "/sendon?how=gone"})
+	if err != nil || res.URL != ps.URL+"/nosuch" || res.Status != http.StatusNotFound {
+		t.Errorf("open /sendon?how=gone: %+v, %v; want /nosuch with status 404", res, err)
+	}
+	// And a tab that opened many pages still knows its page's status.
+	for i := range 20 {
+		res, err = s.Open(context.Background(), tabs.OpenOptions{Name: "gone", URL: fmt.Sprintf("%s/static?%d", ps.URL, i)})
+		if err != nil || res.Status != http.StatusOK {
+			t.Fatalf("open #%d of /static in one tab: %+v, %v; want status 200", i, res, err)
+		}
 	}
 	for _, how := range []string{"meta", "form"} {
 		want := ps.URL + "/spa?from=" + how

@@ -306,10 +306,17 @@ func (t *Observer) walkFrame(ctx context.Context, f *pagecore.Frame, wo walkOpts
 	if w, err = t.World(ctx, f, true); err != nil {
 		return nil, pagecore.CDPErr("create isolated world", err)
 	}
-	if args, err = t.walkArgs(ctx, f, w, wo, anchor); err != nil {
-		return nil, err
+	if args, err = t.walkArgs(ctx, f, w, wo, anchor); err == nil {
+		var res *walked
+		if res, err = t.walkIn(ctx, f, w.CtxID, args, wo); err == nil {
+			return res, nil
+		}
 	}
-	return t.walkIn(ctx, f, w.CtxID, args, wo)
+	if isGoneContext(err) {
+		// Gone again: the frame navigates on and on (a refresh loop).
+		return nil, pagecore.CDPErr("observe", err)
+	}
+	return nil, err
 }
 
 func (t *Observer) walkIn(ctx context.Context, f *pagecore.Frame, ctxID runtime.ExecutionContextID, args []*runtime.CallArgument, wo walkOpts) (*walked, error) {

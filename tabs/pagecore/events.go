@@ -187,10 +187,12 @@ func (t *Page) onEvent(ev any) {
 			t.navRestorable = false
 			// A POST's answer, unless a redirect (the same request
 			// again, with a GET after a 303) moved on from it.
-			if t.postDocs == nil || len(t.postDocs) > 16 {
+			if t.postDocs == nil {
 				t.postDocs = map[cdp.LoaderID]bool{}
 				t.docReqAt = map[cdp.LoaderID]docRequest{}
 			}
+			pruneDocs(t.postDocs, t.st.doc)
+			pruneDocs(t.docReqAt, t.st.doc)
 			t.postDocs[ev.LoaderID] = ev.Request.Method == "POST"
 			if _, ok := t.docReqAt[ev.LoaderID]; !ok {
 				t.docReqAt[ev.LoaderID] = docRequest{time.Now(), ev.Request.URL}
@@ -203,9 +205,10 @@ func (t *Page) onEvent(ev any) {
 	case *network.EventResponseReceived:
 		if ev.Type == network.ResourceTypeDocument && ev.FrameID == cdp.FrameID(t.targetID) && ev.Response != nil {
 			t.evMu.Lock()
-			if t.docStatus == nil || len(t.docStatus) > 16 {
+			if t.docStatus == nil {
 				t.docStatus = map[cdp.LoaderID]int64{}
 			}
+			pruneDocs(t.docStatus, t.st.doc)
 			t.docStatus[ev.LoaderID] = ev.Response.Status
 			for k := range ev.Response.Headers {
 				if strings.EqualFold(k, "refresh") {
@@ -297,7 +300,23 @@ func (t *Page) CachedURLTitle() (string, string) {
 
 // URLTitle reads location.href and document.title (Runtime.evaluate),
 // falling back to the last known values when the page cannot answer.
+// While a top-level navigation is pending, Chromium holds every call to
+// the page until it commits (as long as the server takes to answer): the
+// committed page's entry of Page.getNavigationHistory, which the browser
+// answers, gives them then.
 func (t *Page) URLTitle(ctx context.Context) (string, string) {
+	t.evMu.Lock()
+	pending := t.navPending
+	t.evMu.Unlock()
+	if pending {
+		if h, err := cdp.Call(ctx, t.target, page.GetNavigationHistory, cdp.Empty{}); err == nil && h.CurrentIndex >= 0 && int(h.CurrentIndex) < len(h.Entries) {
+			e := h.Entries[h.CurrentIndex]
+			t.evMu.Lock()
+			t.url, t.title = e.URL, e.Title
+			t.evMu.Unlock()
+		}
+		return t.CachedURLTitle()
+	}
 	if t.PendingDialog() == nil {
 		var v struct{ U, T string }
 		if err := t.EvalJSON(ctx, `({U: location.href, T: document.title})`, &v); err == nil {
@@ -399,4 +418,18 @@ func (t *Page) NavSeq() int {
 	t.evMu.Lock()
 	defer t.evMu.Unlock()
 	return t.navSeq
+}
+
+// pruneDocs bounds a map of what the page's top-level documents were: past
+// 16 of them, it keeps the committed document's alone (keep), whose status
+// and method a result may still report.
+func pruneDocs[V any](m map[cdp.LoaderID]V, keep cdp.LoaderID) {
+	if len(m) <= 16 {
+		return
+	}
+	for k := range m {
+		if k != keep {
+			delete(m, k)
+		}
+	}
 }

@@ -123,6 +123,10 @@ func (t *Page) Navigate(ctx context.Context, rawURL, waitUntil string) (*NavResu
 	return res, err
 }
 
+// ownNavHint ends the errors of an open that the previous page's own
+// navigation took over.
+const ownNavHint = "open it again; a page that keeps sending itself on (a refresh loop) takes the tab over each time: close the tab and open it anew"
+
 func (t *Page) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavResult, error) {
 	// A dialog already open blocks the navigation; one the navigation
 	// opens (beforeunload, an alert at load) is returned with the result.
@@ -168,7 +172,7 @@ func (t *Page) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavR
 		if u := t.PendingNavigation(); strings.Contains(res.ErrorText, "ERR_ABORTED") && u != "" && u != rawURL {
 			// The page that was there sent itself on (a timer, a
 			// redirect loop) while this navigation started.
-			msg += "; the page that was there started a navigation of its own, to " + u + ", which interrupted it"
+			msg += "; the page that was there started a navigation of its own, to " + u + ", which interrupted it; " + ownNavHint
 		}
 		return nil, &Error{Code: errcode.NavigationFailed, Msg: msg}
 	}
@@ -239,7 +243,7 @@ func (t *Page) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavR
 					if to == "" {
 						to = t.LastURL()
 					}
-					return nil, &Error{Code: errcode.NavigationFailed, Msg: fmt.Sprintf("navigate to %s: the page that was there had a navigation of its own in flight, to %s, and it replaced the page asked for; open it again", rawURL, msg.Trim(to, 120))}
+					return nil, &Error{Code: errcode.NavigationFailed, Msg: fmt.Sprintf("navigate to %s: the page that was there had a navigation of its own in flight, to %s, and it replaced the page asked for; %s", rawURL, msg.Trim(to, 120), ownNavHint)}
 				}
 				res.LoaderID = ev.LoaderID
 				redirects++
@@ -279,6 +283,13 @@ func (t *Page) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavR
 				if note := t.AwaitSettled(ctx, NavLoadWait); note != "" {
 					out.Notes = append(out.Notes, note)
 				}
+				t.evMu.Lock()
+				if t.st.doc != "" && t.st.loaded == t.st.doc {
+					// The page the settle followed (one the page sent
+					// itself on to at load) is the one whose status counts.
+					res.LoaderID = t.st.doc
+				}
+				t.evMu.Unlock()
 				if d := t.PendingDialog(); d != nil && t.dialogs == "" {
 					out.Dialog = d
 				}
@@ -684,7 +695,12 @@ func (t *Page) history(ctx context.Context, what string, delta int) (*NavResult,
 		if delta > 0 {
 			side = "later"
 		}
-		return nil, &Error{Code: errcode.BadRequest, Msg: fmt.Sprintf("%s: the tab's history has no %s page (entry %d of %d)", what, side, h.CurrentIndex+1, len(h.Entries)),
+		pos := fmt.Sprintf("entry %d of %d", h.CurrentIndex+1, len(h.Entries))
+		if len(h.Entries) > 0 && h.Entries[0].URL == "about:blank" {
+			// The blank first entry is none of the pages it visited.
+			pos = fmt.Sprintf("page %d of the %d it visited", h.CurrentIndex, len(h.Entries)-1)
+		}
+		return nil, &Error{Code: errcode.BadRequest, Msg: fmt.Sprintf("%s: the tab's history has no %s page (%s)", what, side, pos),
 			Hint: "Back and forward move through the pages this tab visited; open a URL instead."}
 	}
 	e := h.Entries[i]

@@ -473,7 +473,7 @@ func (t *Page) awaitQuiet(ctx context.Context, loadLimit time.Duration, route bo
 			if docs++; docs > maxSendOn {
 				u := t.url
 				t.evMu.Unlock()
-				return fmt.Sprintf("the page kept sending itself on at load (%d pages, the last %s); returned it as it was", docs, msg.Trim(u, 120))
+				return fmt.Sprintf("the page kept sending itself on at load (%d times, the last to %s); returned it as it was", docs-1, msg.Trim(u, 120))
 			}
 		}
 		// A navigation of the top frame that the page asked for (a meta
@@ -574,7 +574,7 @@ func (t *Page) awaitQuiet(ctx context.Context, loadLimit time.Duration, route bo
 			return t.settleNote()
 		case <-loadC:
 			if docs > 1 {
-				return fmt.Sprintf("the page was still sending itself on %v after the call (%d pages loaded, the next not yet); returned it as it was", loadLimit, docs)
+				return fmt.Sprintf("the page was still sending itself on %v after the call (%d times, the last not loaded yet); returned it as it was", loadLimit, docs)
 			}
 			return fmt.Sprintf("the new page had not fired load within %v; returned it as it was", loadLimit)
 		case <-sig:
