@@ -106,24 +106,8 @@ func (s *Service) Act(ctx context.Context, method string, r *api.ActRequest) (re
 			details["blocked"] = res.Blocked
 		}
 	}
-	for _, p := range pops {
-		who := "it"
-		if p.Before {
-			who = "before this call, the page"
-		}
-		switch {
-		case p.Blocked != "" && p.Before:
-			text += fmt.Sprintf("; before this call, the page opened a popup to %s, which was blocked (%s) and closed", p.URL, p.Blocked)
-			continue
-		case p.Blocked != "":
-			text += fmt.Sprintf("; the popup it opened, to %s, was blocked (%s) and closed", p.URL, p.Blocked)
-			continue
-		}
-		if p.Error != "" {
-			text += fmt.Sprintf("; %s opened a new tab that could not be attached (%s)", who, p.Error)
-			continue
-		}
-		text += fmt.Sprintf("; %s opened a new tab %q at %s (act on it with the tab name %q)", who, p.Name, p.URL, p.Name)
+	for _, n := range popupNotes(pops) {
+		text += "; " + n
 	}
 	if len(pops) > 0 {
 		details["popups"] = pops
@@ -150,4 +134,27 @@ func capFirst(s string) string {
 		return s
 	}
 	return string(s[0]-'a'+'A') + s[1:]
+}
+
+// popupNotes says, one phrase each, which tabs the page opened: by the
+// call ("it opened …"), or before it, between calls (Popup.Before).
+func popupNotes(pops []tabs.Popup) []string {
+	var out []string
+	for _, p := range pops {
+		who := "it"
+		if p.Before {
+			who = "before this call, the page"
+		}
+		switch {
+		case p.Blocked != "" && p.Before:
+			out = append(out, fmt.Sprintf("before this call, the page opened a popup to %s, which was blocked (%s) and closed", p.URL, p.Blocked))
+		case p.Blocked != "":
+			out = append(out, fmt.Sprintf("the popup it opened, to %s, was blocked (%s) and closed", p.URL, p.Blocked))
+		case p.Error != "":
+			out = append(out, fmt.Sprintf("%s opened a new tab that could not be attached (%s)", who, p.Error))
+		default:
+			out = append(out, fmt.Sprintf("%s opened a new tab %q at %s (act on it with the tab name %q)", who, p.Name, p.URL, p.Name))
+		}
+	}
+	return out
 }

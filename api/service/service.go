@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -508,10 +509,17 @@ func (s *Service) Observe(ctx context.Context, r *api.ObserveRequest) (result *a
 	name := tabName(r.Name)
 	var text string
 	var details map[string]any
+	var before []tabs.Popup // opened between calls
 	err := s.do(ctx, name, r.Timeout, func(ctx context.Context, t *tabs.Tab) error {
+		before = t.PopupsBefore(time.Second)
 		obs, err := t.Observe(ctx, tabs.ObserveOptions{IncludeAll: r.IncludeAll, ViewportOnly: r.ViewportOnly, MaxTokens: r.MaxTokens, Query: r.Query, Scroll: r.Scroll, Since: r.Since, Boxes: r.Boxes})
 		if err != nil {
 			return err
+		}
+		if len(before) > 0 {
+			cp := *obs
+			cp.Notes = append(slices.Clone(obs.Notes), popupNotes(before)...)
+			obs = &cp
 		}
 		text = obs.Text()
 		b, err := json.Marshal(obs)
@@ -531,6 +539,9 @@ func (s *Service) Observe(ctx context.Context, r *api.ObserveRequest) (result *a
 	}
 	details["action"] = "observe"
 	details["name"] = name
+	if len(before) > 0 {
+		details["popups"] = before
+	}
 	return &api.Result{Content: []api.Content{api.TextContent(s.capText(text))}, Details: details}
 }
 
@@ -547,7 +558,9 @@ func (s *Service) Screenshot(ctx context.Context, r *api.ScreenshotRequest) (res
 		o.Target = &tg
 	}
 	var shot *tabs.Screenshot
+	var before []tabs.Popup // opened between calls
 	err := s.do(ctx, name, r.Timeout, func(ctx context.Context, t *tabs.Tab) error {
+		before = t.PopupsBefore(time.Second)
 		var err error
 		shot, err = t.Screenshot(ctx, o)
 		return err
@@ -556,10 +569,17 @@ func (s *Service) Screenshot(ctx context.Context, r *api.ScreenshotRequest) (res
 		return fail("screenshot", name, err)
 	}
 	text := shot.Summary()
+	for _, n := range popupNotes(before) {
+		text += "\nnote: " + n
+	}
+	details := map[string]any{"action": "screenshot", "name": name, "screenshots": []map[string]any{{
+		"id": shot.ID, "dest": shot.Dest, "fullResolution": shot.FullResolution, "mimeType": shot.MimeType, "bytes": shot.Bytes, "width": shot.Width, "height": shot.Height, "scale": shot.Scale}}}
+	if len(before) > 0 {
+		details["popups"] = before
+	}
 	return &api.Result{
 		Content: []api.Content{api.TextContent(text), {Type: "image", MimeType: shot.MimeType, Data: shot.Base64()}},
-		Details: map[string]any{"action": "screenshot", "name": name, "screenshots": []map[string]any{{
-			"id": shot.ID, "dest": shot.Dest, "fullResolution": shot.FullResolution, "mimeType": shot.MimeType, "bytes": shot.Bytes, "width": shot.Width, "height": shot.Height, "scale": shot.Scale}}},
+		Details: details,
 	}
 }
 

@@ -233,6 +233,36 @@ func TestClickAnnouncesPopup(t *testing.T) {
 	if pops, ok := res.Details["popups"].([]tabs.Popup); !ok || len(pops) != 1 || !pops[0].Before {
 		t.Fatalf("details popups of the click on #idle: %#v", res.Details["popups"])
 	}
+	// An observation or a screenshot after such a popup says so too.
+	waitPopup := func(name string) {
+		t.Helper()
+		for deadline := time.Now().Add(5 * time.Second); ; {
+			if _, err := svc.Supervisor().Tab(name); err == nil {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the late popup %s never opened", name)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	for i, call := range []func() *api.Result{
+		func() *api.Result { return svc.Observe(ctx, &api.ObserveRequest{Common: api.Common{Name: "op"}}) },
+		func() *api.Result { return svc.Screenshot(ctx, &api.ScreenshotRequest{Common: api.Common{Name: "op"}}) },
+	} {
+		if res := svc.Act(ctx, "click", &api.ActRequest{Common: api.Common{Name: "op"}, Target: "#late"}); res.IsError {
+			t.Fatalf("click on #late: %s", res.Text())
+		}
+		name := fmt.Sprintf("op-popup-%d", 3+i)
+		waitPopup(name)
+		res := call()
+		if want := fmt.Sprintf("note: before this call, the page opened a new tab %q", name); res.IsError || !strings.Contains(res.Text(), want) {
+			t.Fatalf("%s after a popup: %s; want %q", res.Details["action"], res.Text(), want)
+		}
+		if pops, ok := res.Details["popups"].([]tabs.Popup); !ok || len(pops) != 1 || pops[0].Name != name || !pops[0].Before {
+			t.Fatalf("details popups of %s: %#v", res.Details["action"], res.Details["popups"])
+		}
+	}
 }
 
 // open says when the page is the server's error page, and gives the
