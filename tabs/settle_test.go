@@ -819,7 +819,7 @@ func TestNavigatingActionSettles(t *testing.T) {
 	t.Parallel()
 	ps := settlePages(t)
 	s := newSup(t)
-	for _, act := range []string{"click", "press", "type"} {
+	for _, act := range []string{"click", "press", "type", "type-on"} {
 		if _, err := s.Open(context.Background(), tabs.OpenOptions{Name: act, URL: ps.URL + "/start", WaitUntil: "load"}); err != nil {
 			t.Fatal(err)
 		}
@@ -831,6 +831,10 @@ func TestNavigatingActionSettles(t *testing.T) {
 				res, err = tb.Click(ctx, tabs.Target{Selector: "#go"})
 			case "press":
 				res, err = tb.Press(ctx, "Enter", &tabs.Target{Selector: "#q"})
+			case "type-on":
+				// What follows the newline would go to a page on its
+				// way out: it is not typed, and the result says so.
+				res, err = tb.Type(ctx, tabs.Target{Selector: "#q"}, "ab\ncd")
 			default:
 				// A newline typed is Enter: it submits the form.
 				res, err = tb.Type(ctx, tabs.Target{Selector: "#q"}, "\n")
@@ -840,7 +844,12 @@ func TestNavigatingActionSettles(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", act, err)
 		}
-		if !res.Navigated || res.Note != "" {
+		switch {
+		case act == "type-on":
+			if want := "the Enter of a newline started a navigation, so the 2 characters after it were not typed"; !res.Navigated || res.Skipped != 2 || res.Note != want {
+				t.Errorf("%s: %+v, want navigated, 2 skipped, note %q", act, res, want)
+			}
+		case !res.Navigated || res.Note != "":
 			t.Errorf("%s: %+v, want navigated without a note", act, res)
 		}
 		if text := observeText(t, s, act); !strings.Contains(text, "Inventory: 42 widgets") || !strings.Contains(text, "Target") {

@@ -53,8 +53,12 @@ func (s *Service) Act(ctx context.Context, method string, r *api.ActRequest) (re
 				verb = "Clicked " + tg.String()
 				res, err = t.Click(ctx, tg)
 			case "type":
-				verb = fmt.Sprintf("Typed %d characters into %s", len([]rune(r.Text)), tg)
+				n := len([]rune(r.Text))
+				verb = fmt.Sprintf("Typed %d characters into %s", n, tg)
 				res, err = t.Type(ctx, tg, r.Text)
+				if res != nil && res.Skipped > 0 {
+					verb = fmt.Sprintf("Typed %d of %d characters into %s", n-res.Skipped, n, tg)
+				}
 			case "fill":
 				verb = "Filled " + tg.String()
 				res, err = t.Fill(ctx, tg, r.Text)
@@ -104,6 +108,9 @@ func (s *Service) Act(ctx context.Context, method string, r *api.ActRequest) (re
 		}
 		if len(res.Blocked) > 0 {
 			details["blocked"] = res.Blocked
+		}
+		if res.Skipped > 0 {
+			details["skipped"] = res.Skipped
 		}
 	}
 	for _, n := range popupNotes(pops) {

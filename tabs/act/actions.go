@@ -35,6 +35,9 @@ type ActionResult struct {
 	// navigation policy refused (the tab stayed on its page; Note says
 	// so too).
 	Blocked []pagecore.Blocked `json:"blocked,omitempty"`
+	// Skipped counts the characters of a type's text left untyped: those
+	// after a newline whose Enter started a navigation (Note says so).
+	Skipped int `json:"skipped,omitempty"`
 }
 
 // Scroll scrolls by (dx, dy) CSS pixels with a mouse wheel event at the

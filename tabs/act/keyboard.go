@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
@@ -82,6 +83,7 @@ func (t *Actor) Type(ctx context.Context, tg Target, text string) (*ActionResult
 		return t.masked(nil, err)
 	}
 	nav := t.Mark()
+	left := utf8.RuneCountInString(sent) // the characters not typed yet
 	err = t.Blocking(ctx, func(ctx context.Context) error {
 		for _, p := range parts {
 			if p.Secret {
@@ -92,11 +94,19 @@ func (t *Actor) Type(ctx context.Context, tg Target, text string) (*ActionResult
 				if _, err := cdp.Call(ctx, t.Target(), input.InsertText, input.InsertTextParams{Text: p.Text}); err != nil {
 					return err
 				}
+				left -= utf8.RuneCountInString(p.Text)
 				continue
 			}
 			for _, r := range p.Text {
 				if err := t.typeRune(ctx, r); err != nil {
 					return err
+				}
+				left--
+				if r == '\n' && left > 0 && t.LeavingSince(ctx, nav) {
+					// The Enter submitted a form (or the page went
+					// elsewhere on it): the rest would go to a page
+					// on its way out, and be lost.
+					return nil
 				}
 			}
 		}
@@ -111,12 +121,21 @@ func (t *Actor) Type(ctx context.Context, tg Target, text string) (*ActionResult
 		t.noteNavigation(ctx, nav, &navRes)
 		if navRes.Navigated {
 			navRes.Target = el.desc
+			skipped(&navRes, left)
 			return t.masked(&navRes, nil)
 		}
 	}
-	res, err := t.afterEdit(ctx, el, before, strings.ReplaceAll(sent, "\n", ""), "type", err)
+	typed := sent
+	if err == nil && left > 0 {
+		rs := []rune(sent)
+		typed = string(rs[:len(rs)-left])
+	}
+	res, err := t.afterEdit(ctx, el, before, strings.ReplaceAll(typed, "\n", ""), "type", err)
 	if res != nil {
 		res.Note, res.Blocked = navRes.Note, navRes.Blocked
+		if err == nil {
+			skipped(res, left)
+		}
 	}
 	return t.masked(res, err)
 }
@@ -415,4 +434,18 @@ func (t *Actor) Press(ctx context.Context, key string, tg *Target) (*ActionResul
 	}
 	t.noteNavigation(ctx, nav, res)
 	return res, nil
+}
+
+// skipped notes in res the n characters of a type's text left untyped
+// after a newline whose Enter started a navigation.
+func skipped(res *ActionResult, n int) {
+	if n <= 0 {
+		return
+	}
+	res.Skipped = n
+	note := fmt.Sprintf("the Enter of a newline started a navigation, so the %d characters after it were not typed", n)
+	if res.Note != "" {
+		note += "; " + res.Note
+	}
+	res.Note = note
 }

@@ -578,6 +578,17 @@ func (t *Page) AwaitRedirect(ctx context.Context, limit time.Duration) bool {
 	})
 }
 
+// LeavingSince reports whether the top document was replaced since m, or
+// a navigation to another document requested since m is pending, once
+// the events the renderer sent before the call are in (eventBarrier): an
+// input event's reply can come before the request it caused.
+func (t *Page) LeavingSince(ctx context.Context, m NavMark) bool {
+	t.eventBarrier(ctx, m)
+	t.evMu.Lock()
+	defer t.evMu.Unlock()
+	return t.navSeq != m.Seq || t.navReq != m.Req && t.navPending
+}
+
 // eventBarrier returns once the events the page's renderer sent before
 // now have been handled, when none of a navigation since m has been seen
 // yet and m is not ordered already. The reply to an input event (Input.dispatchMouseEvent,
