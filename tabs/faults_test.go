@@ -536,27 +536,31 @@ func TestPopupGetsItsStealth(t *testing.T) {
 	}
 }
 
-// TestPopupFirstPageUserAgent: the first page of a popup, which loads
-// before the popup's tab has its stealth patches, sends a headed
+// TestPopupFirstPageUserAgent: the first page of a popup sends a headed
 // Chromium's user agent and reads it in navigator.userAgent, not
 // HeadlessChrome's (the launch's --user-agent, made for the executable's
-// version).
+// version, which also holds for a popup the tab could not hold: a
+// rel=noopener one), and, opened by window.open, it has its tab's stealth
+// patches from its first script on: its WebGL renderer is the patched
+// one its tab reads later, not SwiftShader.
 func TestPopupFirstPageUserAgent(t *testing.T) {
 	t.Parallel()
 	var header atomic.Value
 	base := httptestServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/child" {
 			header.Store(r.UserAgent())
-			fmt.Fprint(w, `<!doctype html><title>Child</title><script>window.firstUA = navigator.userAgent</script><p>child</p>`)
+			fmt.Fprint(w, `<!doctype html><title>Child</title><script>
+const gl = () => { const c = document.createElement('canvas').getContext('webgl'); return c.getParameter(c.getExtension('WEBGL_debug_renderer_info').UNMASKED_RENDERER_WEBGL); };
+window.first = {ua: navigator.userAgent, gl: gl()}; window.gl = gl;</script><p>child</p>`)
 			return
 		}
 		fmt.Fprint(w, `<!doctype html><title>Opener</title><button onclick="window.open('/child', 'c', 'width=300,height=200')">Open</button>`)
 	}))
 	s := newSup(t)
 	name := openPopup(t, s, base)
-	var got string
+	var got struct{ UA, GL, Later string }
 	err := s.Run(context.Background(), name, 20*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
-		v, err := tb.Evaluate(ctx, `() => window.firstUA`, nil)
+		v, err := tb.Evaluate(ctx, `() => ({UA: window.first.ua, GL: window.first.gl, Later: window.gl()})`, nil)
 		if err == nil {
 			err = json.Unmarshal(v, &got)
 		}
@@ -566,7 +570,10 @@ func TestPopupFirstPageUserAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	h, _ := header.Load().(string)
-	if !strings.Contains(got, " Chrome/") || strings.Contains(got, "Headless") || h != got {
-		t.Errorf("the popup's first page: navigator.userAgent %q, User-Agent header %q; want one headed Chromium's user agent in both", got, h)
+	if !strings.Contains(got.UA, " Chrome/") || strings.Contains(got.UA, "Headless") || h != got.UA {
+		t.Errorf("the popup's first page: navigator.userAgent %q, User-Agent header %q; want one headed Chromium's user agent in both", got.UA, h)
+	}
+	if strings.Contains(got.GL, "SwiftShader") || got.GL != got.Later {
+		t.Errorf("the popup's first page: WebGL renderer %q at its first script, %q later; want the patched one from the start", got.GL, got.Later)
 	}
 }

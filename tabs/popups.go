@@ -140,6 +140,16 @@ func (t *Tab) startPopup(ctx context.Context, opener *Tab, id target.ID) error {
 		return pagecore.CDPErr("attach popup", err)
 	}
 	t.cancel = cancel
+	// The popup may be held before its first request (see RunPopup):
+	// it runs once set up, or as this returns, whatever happened.
+	ran := false
+	defer func() {
+		if !ran && t.Target() != nil {
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+			defer cancel()
+			t.RunPopup(rctx)
+		}
+	}()
 	if err := t.Attach(ctx, tctx, true); err != nil {
 		return err
 	}
@@ -167,6 +177,8 @@ func (t *Tab) startPopup(ctx context.Context, opener *Tab, id target.ID) error {
 			return err
 		}
 	}
+	t.RunPopup(ctx)
+	ran = true
 	t.opened.Store(true)
 	if sameWindow(ctx, opener, t) {
 		// The popup opened as a tab in its opener's window, which hides
