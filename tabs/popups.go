@@ -179,6 +179,7 @@ func (t *Tab) startPopup(ctx context.Context, opener *Tab, id target.ID) error {
 	}
 	t.RunPopup(ctx)
 	ran = true
+	t.unsettled.Store(true)
 	t.opened.Store(true)
 	if sameWindow(ctx, opener, t) {
 		// The popup opened as a tab in its opener's window, which hides

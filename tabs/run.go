@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tabpilot/tabpilot/errcode"
+	"github.com/tabpilot/tabpilot/tabs/pagecore"
 )
 
 // opCtx derives an operation context from parent (a tab's or the
@@ -59,6 +60,11 @@ func (s *Supervisor) Run(ctx context.Context, name string, timeout time.Duration
 				done <- Errorf(errcode.Internal, "internal error: %v", p)
 			}
 		}()
+		if t.unsettled.CompareAndSwap(true, false) {
+			// A popup's first run finds its page settled, as an open's
+			// would: the page opened it, and nothing waited for it yet.
+			t.AwaitSettled(rctx, pagecore.NavLoadWait)
+		}
 		done <- job.Run(rctx, t)
 	}()
 	select {

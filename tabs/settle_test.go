@@ -665,6 +665,48 @@ func TestSettleWaitsForSendOn(t *testing.T) {
 	}
 }
 
+// TestPopupFirstUseSettles: the first run on a popup (an observation
+// right after the click that opened it) finds its page settled, as after
+// an open: the shell's fetched content is there, for a popup opened by
+// window.open (held until its tab is set up) and by a target=_blank link.
+func TestPopupFirstUseSettles(t *testing.T) {
+	t.Parallel()
+	ps := settlePages(t)
+	s := newSup(t)
+	for _, how := range []string{"window.open", "link"} {
+		name := "op-" + strings.ReplaceAll(how, ".", "")
+		if _, err := s.Open(context.Background(), tabs.OpenOptions{Name: name, URL: ps.URL + "/static", WaitUntil: "load"}); err != nil {
+			t.Fatal(err)
+		}
+		var pop string
+		err := s.Run(context.Background(), name, 30*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
+			if _, err := tb.Evaluate(ctx, `(how) => {
+  const el = document.createElement(how === 'link' ? 'a' : 'button');
+  el.id = 'pop'; el.textContent = 'Pop';
+  if (how === 'link') { el.href = '/spa?popup'; el.target = '_blank'; } else { el.onclick = () => window.open('/spa?popup', 'p', 'width=500,height=400'); }
+  document.body.prepend(el);
+}`, []any{how}); err != nil {
+				return err
+			}
+			w := tb.WatchPopups()
+			if _, err := tb.Click(ctx, tabs.Target{Selector: "#pop"}); err != nil {
+				return err
+			}
+			p, err := w.Wait(ctx)
+			if err == nil {
+				pop = p.Name
+			}
+			return err
+		}))
+		if err != nil {
+			t.Fatalf("%s: %v", how, err)
+		}
+		if text := observeText(t, s, pop); !strings.Contains(text, "Inventory: 42 widgets") {
+			t.Errorf("%s: the popup's first observation: %q, want its fetched content", how, text)
+		}
+	}
+}
+
 // TestOpenFollowsClientRedirect: a page that navigates itself before its
 // load event (location.href in an inline script, location.replace, at
 // DOMContentLoaded, in a timer, or to another such page) is followed to

@@ -42,6 +42,9 @@ type Tab struct {
 	ctxHeld  atomic.Bool
 	released atomic.Bool
 	opened   atomic.Bool
+	// unsettled is set on a popup until its first run: the page opened it,
+	// and nothing waited for it to settle as open waits (see Run).
+	unsettled atomic.Bool
 
 	slot chan struct{}
 
