@@ -85,8 +85,15 @@ func (s *Supervisor) adoptPopup(opener *Tab, info *target.Info) {
 		s.mu.Unlock()
 		p.kill("attaching the popup failed")
 		s.dispose(p)
-	} else if u, _ := p.CachedURLTitle(); u != "" {
-		pop.URL = u
+	} else {
+		switch u, _ := p.CachedURLTitle(); {
+		case u != "" && u != "about:blank":
+			pop.URL = u
+		case p.firstURL != "":
+			pop.URL = p.firstURL // held: its first page has not committed yet
+		case u != "":
+			pop.URL = u
+		}
 	}
 	if err == nil && s.opts.Guard != nil {
 		s.vetPopup(ctx, opener, p, info, &pop)
@@ -177,7 +184,7 @@ func (t *Tab) startPopup(ctx context.Context, opener *Tab, id target.ID) error {
 			return err
 		}
 	}
-	t.RunPopup(ctx)
+	t.firstURL = t.RunPopup(ctx)
 	ran = true
 	t.unsettled.Store(true)
 	t.opened.Store(true)

@@ -45,6 +45,8 @@ type Tab struct {
 	// unsettled is set on a popup until its first run: the page opened it,
 	// and nothing waited for it to settle as open waits (see Run).
 	unsettled atomic.Bool
+	// firstURL is a popup's first page's URL, as RunPopup saw its request.
+	firstURL string
 
 	slot chan struct{}
 

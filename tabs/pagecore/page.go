@@ -37,6 +37,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
@@ -319,6 +320,10 @@ func (t *Page) Attach(ctx, tctx context.Context, popup bool) error {
 	return nil
 }
 
+// popupURLWait bounds RunPopup's wait for the URL of the popup's first
+// page.
+const popupURLWait = time.Second
+
 // RunPopup lets a popup's page run (Runtime.runIfWaitingForDebugger),
 // once its tab has set it up. A popup with an opener (window.open) that
 // opens while its opener's auto-attach waits for the debugger (the
@@ -328,10 +333,44 @@ func (t *Page) Attach(ctx, tctx context.Context, popup bool) error {
 // opener's renderer, which the popup shares, waits meanwhile (15 to 30 ms
 // more than the attach alone, measured). A popup not held (rel=noopener,
 // no stealth) is not affected.
-func (t *Page) RunPopup(ctx context.Context) {
+//
+// It returns the URL of the popup's first page once its request goes out
+// or it commits (at most popupURLWait; "" for one that navigates nowhere,
+// window.open() with no URL): a held popup's target still names no URL,
+// and what the tab reports and the navigation policy checks is that one.
+func (t *Page) RunPopup(ctx context.Context) string {
+	t.evMu.Lock()
+	seq := t.navSeq
+	t.evMu.Unlock()
+	// The page it shows: a popup not held has committed its first page
+	// already, most often (Page.getFrameTree).
+	var shown string
+	if ft, err := cdp.Call(ctx, t.target, page.GetFrameTree, cdp.Empty{}); err == nil && ft.FrameTree != nil && ft.FrameTree.Frame != nil {
+		shown = ft.FrameTree.Frame.URL
+	}
 	if _, err := cdp.Call(ctx, t.target, runtime.RunIfWaitingForDebugger, cdp.Empty{}); err != nil {
 		t.env.Log.Debug("run popup", "tab", t.name, "err", err)
+		return ""
 	}
+	if shown != "" && shown != "about:blank" {
+		return shown
+	}
+	var u string
+	t.waitState(ctx, popupURLWait, false, func() (bool, bool) {
+		switch {
+		case t.navSeq != seq && t.url != "" && t.url != "about:blank":
+			u = t.url
+		case len(t.docReqAt) > 0:
+			var first time.Time
+			for _, r := range t.docReqAt {
+				if u == "" || r.at.Before(first) {
+					u, first = r.url, r.at
+				}
+			}
+		}
+		return u != "", true
+	})
+	return u
 }
 
 // docRequest is when a top-level document was first requested, and its
