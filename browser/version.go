@@ -47,12 +47,23 @@ func versionCachePath() string {
 	return filepath.Join(dir, versionCacheFile)
 }
 
+// readVersionCache returns the cache's valid entries: a file that is not
+// one (truncated, "null", hand-edited) counts as empty, and an entry
+// without a version as absent; the next store rewrites it.
 func readVersionCache() map[string]versionEntry {
-	m := map[string]versionEntry{}
+	var m map[string]versionEntry
 	if p := versionCachePath(); p != "" {
 		if b, err := os.ReadFile(p); err == nil {
 			_ = json.Unmarshal(b, &m)
 		}
+	}
+	for k, e := range m {
+		if v := parseVersion(e.Version); v == "" || v != e.Version {
+			delete(m, k)
+		}
+	}
+	if m == nil {
+		m = map[string]versionEntry{}
 	}
 	return m
 }

@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,5 +70,42 @@ func TestExecVersionCache(t *testing.T) {
 	}
 	if e := readVersionCache()[exe]; e.Version != "151.0.7100.2" {
 		t.Errorf("after a launch reported 151.0.7100.2: cached %+v", e)
+	}
+}
+
+// TestExecVersionBadCache: a cache file that is not one, or an entry
+// without a usable version, is read as empty: --version answers, and the
+// file is rewritten.
+func TestExecVersionBadCache(t *testing.T) {
+	dir := t.TempDir()
+	exe := filepath.Join(dir, "chromium")
+	if err := os.WriteFile(exe, []byte("#!/bin/sh\necho 'Chromium 150.0.7000.1'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	real := filepath.Join(dir, "real")
+	if err := os.WriteFile(real, []byte("binary"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	size, mt, _ := fileStamp(real)
+	stamp := fmt.Sprintf(`"real":%q,"size":%d,"mtime":%d`, real, size, mt)
+	for _, bad := range []string{
+		"null", "[]", "{", `{"` + exe + `":"x"}`, `{"` + exe + `":{"version":"",` + stamp + `}}`,
+		`{"` + exe + `":{"version":"dev",` + stamp + `}}`,
+	} {
+		cache := t.TempDir()
+		t.Setenv("XDG_CACHE_HOME", cache)
+		p := filepath.Join(cache, versionCacheFile)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(bad), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if v, err := ExecVersion(exe); err != nil || v != "150.0.7000.1" {
+			t.Errorf("cache %s: ExecVersion %q, %v; want 150.0.7000.1", bad, v, err)
+		}
+		if e := readVersionCache()[exe]; e.Version != "150.0.7000.1" {
+			t.Errorf("cache %s: rewritten as %+v", bad, e)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package tabs
 import (
 	"context"
 	"fmt"
+	"runtime/debug"
 	"strings"
 
 	"github.com/tabpilot/tabpilot/browser"
@@ -147,7 +148,7 @@ func (s *Supervisor) Open(ctx context.Context, o OpenOptions) (*OpenResult, erro
 			stale.kill("replaced by a new tab of the same name")
 			defer s.dispose(stale)
 		}
-		if err := t.start(ctx, &o); err != nil {
+		if err := t.safeStart(ctx, &o); err != nil {
 			s.mu.Lock()
 			if s.tabs[name] == t {
 				delete(s.tabs, name)
@@ -200,4 +201,17 @@ func ctxLabel(name string) string {
 		return "the default"
 	}
 	return fmt.Sprintf("%q", name)
+}
+
+// safeStart is start, with a panic in it (a bug) turned into an internal
+// error, so that Open removes the half-open tab as after any failed start
+// instead of leaving its name reserved and busy.
+func (t *Tab) safeStart(ctx context.Context, o *OpenOptions) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			t.sup.log.Error("panic in open", "tab", t.Name(), "panic", p, "stack", string(debug.Stack()))
+			err = Errorf(errcode.Internal, "internal error: %v", p)
+		}
+	}()
+	return t.start(ctx, o)
 }
