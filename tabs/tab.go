@@ -3,10 +3,14 @@ package tabs
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
 
 	"github.com/tabpilot/tabpilot/browser"
 	"github.com/tabpilot/tabpilot/tabs/act"
@@ -94,7 +98,12 @@ func (t *Tab) Busy() bool { return len(t.slot) > 0 }
 func (t *Tab) kill(reason string) {
 	t.MarkDead(reason)
 	if t.cancel != nil {
-		go t.cancel() // closes the target; may wait on a hung renderer
+		// Closes the target; may wait on a hung renderer.
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_ = t.closeTarget(ctx)
+		}()
 	}
 }
 
@@ -103,13 +112,49 @@ func (t *Tab) close(ctx context.Context) error {
 	if t.cancel == nil {
 		return nil
 	}
-	done := make(chan struct{})
-	go func() { t.cancel(); close(done) }()
+	done := make(chan error, 1)
+	go func() { done <- t.closeTarget(ctx) }()
 	select {
-	case <-done:
-		return nil
+	case err := <-done:
+		return err
 	case <-ctx.Done():
 		return fmt.Errorf("close target: %w", ctx.Err())
+	}
+}
+
+// closeTarget ends the tab's chromedp context, which closes its page
+// (Target.closeTarget) unless it is borrowed, and then sees that the
+// page is gone. Chromium answers closeTarget before it closes the page,
+// and a page that commits a navigation meanwhile, one that sends itself
+// on again and again (a refresh loop) on a loaded machine, keeps running
+// (a fresh-user trial saw 8 such pages in 16 closes): closeTarget is
+// sent again until Target.getTargets no longer lists it, within ctx.
+func (t *Tab) closeTarget(ctx context.Context) error {
+	id := t.TargetID()
+	var b *chromedp.Browser
+	if c := chromedp.FromContext(t.Context()); c != nil {
+		b = c.Browser
+	}
+	t.cancel()
+	if t.borrowed || b == nil || id == "" {
+		return nil
+	}
+	for {
+		res, err := cdp.Call(ctx, b, target.GetTargets, target.GetTargetsParams{})
+		if err != nil {
+			return nil // the browser is gone, or ctx ended: so is the page, or it goes with the browser
+		}
+		if !slices.ContainsFunc(res.TargetInfos, func(i *target.Info) bool { return i.TargetID == id }) {
+			return nil
+		}
+		if _, err := cdp.Call(ctx, b, target.CloseTarget, target.CloseTargetParams{TargetID: id}); err != nil {
+			return nil // gone meanwhile ("No target with given id")
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("close target: the page %s is still open: %w", id, ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
 }
 
