@@ -151,7 +151,9 @@ func (s *Supervisor) timeoutErr(t *Tab, d, asked time.Duration, cause error, kil
 	case cause != nil && !errors.Is(cause, context.DeadlineExceeded) && !strings.Contains(cause.Error(), "timed out"):
 		msg += " (" + cause.Error() + ")"
 	}
-	if u := t.PendingNavigation(); u != "" && !killed {
+	if loop, u := t.Looping(); loop && !killed {
+		msg += fmt.Sprintf("; the page keeps sending itself on (now to %s), and holds every call while each of its pages loads: close the tab", u)
+	} else if u := t.PendingNavigation(); u != "" && !killed {
 		msg += fmt.Sprintf("; the page is still navigating to %s, which has not answered (the page holds every call until it does: open another URL to give up on it)", u)
 	}
 	if killed {

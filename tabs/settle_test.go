@@ -2,6 +2,7 @@ package tabs_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/tabpilot/tabpilot/errcode"
 	"github.com/tabpilot/tabpilot/tabs"
+	"github.com/tabpilot/tabpilot/tabs/pagecore"
 )
 
 // gif1x1 is a 1×1 GIF.
@@ -616,6 +618,28 @@ func TestSettleWaitsForSendOn(t *testing.T) {
 	}
 	if want := "the page kept sending itself on at load (20 times, the last to " + ps.URL + "/sendon?how=loop)"; len(res.Notes) != 1 || !strings.HasPrefix(res.Notes[0], want) {
 		t.Errorf("open /sendon?how=loop: notes %q, want one starting %q", res.Notes, want)
+	}
+	// Reading the looping tab fails, when it does, saying the page was
+	// navigating, never as a script of the caller's or an internal error.
+	for i := range 2 {
+		err := s.Run(context.Background(), "loop", 3*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
+			if i == 0 {
+				_, err := tb.Screenshot(ctx, tabs.ScreenshotOptions{})
+				return err
+			}
+			_, err := tb.Extract(ctx, "markdown")
+			return err
+		}))
+		var e *pagecore.Error
+		switch {
+		case err == nil:
+		case errcode.Of(err) == errcode.Timeout:
+			if !strings.Contains(err.Error(), "the page keeps sending itself on") {
+				t.Errorf("read #%d of the looping tab: %v; want its timeout to say the page keeps sending itself on", i, err)
+			}
+		case !errors.As(err, &e) || e.Code != errcode.ScriptError || e.Hint != pagecore.NavigatedHint:
+			t.Errorf("read #%d of the looping tab: %v (%s); want success, a timeout naming the loop, or script_error saying it navigated", i, err, errcode.Of(err))
+		}
 	}
 	// The result's status is the page the settle followed to's.
 	res, err = s.Open(context.Background(), tabs.OpenOptions{Name: "gone", URL: ps.URL + "/sendon?how=gone"})

@@ -55,8 +55,10 @@ func CDPErr(what string, err error) error {
 	case strings.Contains(err.Error(), "Inspected target navigated or closed"), strings.Contains(err.Error(), "Execution context was destroyed"),
 		strings.Contains(err.Error(), "Cannot find context with specified id"):
 		// The document the call ran in went away under it.
-		return &Error{Code: errcode.ScriptError, Msg: what + ": the page navigated while it ran, and its result is lost", Err: err,
-			Hint: "Run it again on the new page; if the navigation is expected, wait for it first (tab.waitForUrl)."}
+		return &Error{Code: errcode.ScriptError, Msg: what + ": the page navigated while it ran, and its result is lost", Err: err, Hint: NavigatedHint}
 	}
 	return &Error{Code: errcode.Internal, Msg: what + ": " + err.Error(), Err: err}
 }
+
+// NavigatedHint is the hint of a call that the page's navigation cut.
+const NavigatedHint = "Call it again on the new page; if the navigation is expected, wait for it first (wait, or tab.waitForUrl in a run). A page that keeps navigating on its own (a refresh loop) never holds still: close its tab."

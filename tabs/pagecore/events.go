@@ -67,6 +67,7 @@ func (t *Page) onEvent(ev any) {
 			t.navPending = false
 			t.navRestorable = false
 			t.navSeq++
+			t.commits[t.navSeq%len(t.commits)] = time.Now()
 			// The old page's requests that were in flight end with it,
 			// and Chromium does not always say so (no loadingFailed for a
 			// document that went away): only the new document's own
@@ -330,7 +331,15 @@ func (t *Page) URLTitle(ctx context.Context) (string, string) {
 
 // EvalJSON evaluates expr in the top frame (Runtime.evaluate, awaiting
 // promises, by value) and decodes the result into out.
+//
+// expr is tabpilot's own script: when it throws, that is the page's state
+// (a document that was replaced under it, or has no element yet because
+// it has only just committed: script_error, with NavigatedHint) or a bug
+// of tabpilot's (internal), never the caller's code.
 func (t *Page) EvalJSON(ctx context.Context, expr string, out any) error {
+	t.evMu.Lock()
+	seq := t.navSeq
+	t.evMu.Unlock()
 	var res runtime.EvaluateResult
 	err := t.Blocking(ctx, func(ctx context.Context) error {
 		var err error
@@ -343,7 +352,13 @@ func (t *Page) EvalJSON(ctx context.Context, expr string, out any) error {
 		return EvalErr(err)
 	}
 	if res.ExceptionDetails != nil {
-		return &Error{Code: errcode.ScriptError, Msg: "page script error: " + ExceptionText(res.ExceptionDetails)}
+		t.evMu.Lock()
+		moving := t.navSeq != seq || t.navPending || t.loading
+		t.evMu.Unlock()
+		if moving {
+			return &Error{Code: errcode.ScriptError, Msg: "the page was navigating while tabpilot read it (" + ExceptionText(res.ExceptionDetails) + "), and the read is lost", Hint: NavigatedHint}
+		}
+		return &Error{Code: errcode.Internal, Msg: "tabpilot's page script failed: " + ExceptionText(res.ExceptionDetails)}
 	}
 	if out == nil || res.Result == nil {
 		return nil

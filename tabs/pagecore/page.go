@@ -65,12 +65,13 @@ type Page struct {
 	handle     *browser.Handle
 	dead       string
 	url, title string
-	navSeq     int    // top-level navigations seen
-	loading    bool   // a top-level document committed and has not fired load
-	navReq     int    // top-level navigations requested (Page.frameRequestedNavigation)
-	routeSeq   int    // top-level navigations within the document (Page.navigatedWithinDocument: pushState, a fragment)
-	navPending bool   // one was requested and has neither committed nor stopped
-	navURL     string // where the last requested top-level navigation goes
+	navSeq     int           // top-level navigations seen
+	commits    [16]time.Time // when recent top-level navigations committed, at navSeq modulo 16
+	loading    bool          // a top-level document committed and has not fired load
+	navReq     int           // top-level navigations requested (Page.frameRequestedNavigation)
+	routeSeq   int           // top-level navigations within the document (Page.navigatedWithinDocument: pushState, a fragment)
+	navPending bool          // one was requested and has neither committed nor stopped
+	navURL     string        // where the last requested top-level navigation goes
 	navSince   time.Time
 	blocked    []Blocked
 	blockedSeq int // navigations the policy refused (blocked.go)
@@ -432,6 +433,32 @@ func (t *Page) TopWorld() (WorldKey, World, bool) {
 	t.ob.mu.Unlock()
 	return k, w, ok && k.Session == t.target.SessionID
 }
+
+// Looping reports whether the page keeps sending itself on: at least
+// loopCommits top-level documents committed within the last loopWindow
+// (a refresh loop holds every call while each of its pages loads), and
+// where it is going now.
+func (t *Page) Looping() (bool, string) {
+	t.evMu.Lock()
+	defer t.evMu.Unlock()
+	n := 0
+	for _, c := range t.commits {
+		if !c.IsZero() && time.Since(c) < loopWindow {
+			n++
+		}
+	}
+	u := t.url
+	if t.navPending {
+		u = t.navURL
+	}
+	return n >= loopCommits, u
+}
+
+// A page is looping with loopCommits commits within loopWindow.
+const (
+	loopCommits = 8
+	loopWindow  = 2 * time.Second
+)
 
 // Name returns the tab name the page is registered under.
 func (t *Page) Name() string { return t.name }

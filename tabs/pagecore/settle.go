@@ -616,7 +616,7 @@ func (t *Page) settleNote() string {
 	busy := watched && !frameless && t.st.quietAfter < t.st.batch
 	t.evMu.Unlock()
 	if nav != "" {
-		return fmt.Sprintf("%v after load the page was still navigating to %s (its own redirect; the server had not answered)", settleMax, nav)
+		return fmt.Sprintf("%v after load the page was still navigating to %s (a navigation of its own: a redirect, a refresh or a form it sent; the server had not answered)", settleMax, nav)
 	}
 	sort.Strings(urls)
 	var what []string
