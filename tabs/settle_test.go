@@ -581,6 +581,18 @@ func TestOpenSettledRedirectPending(t *testing.T) {
 	if res.URL != ps.URL+"/mover" || res.Title != "Mover" {
 		t.Errorf("open returned %s %q, want the page that was still sending itself on: /mover \"Mover\"", res.URL, res.Title)
 	}
+	// A reload of it waits the same way, from the page's events: asking
+	// the page whether it loaded would be held until the latecomer
+	// answered (it said "had not fired load within 5s").
+	var rres *tabs.NavResult
+	err = s.Run(context.Background(), "mover", 30*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
+		var err error
+		rres, err = tb.Reload(ctx)
+		return err
+	}))
+	if err != nil || rres.URL != ps.URL+"/mover" || len(rres.Notes) != 1 || !strings.HasPrefix(rres.Notes[0], want) {
+		t.Errorf("reload: %+v, %v; want /mover with one note starting %q", rres, err, want)
+	}
 	// A click on a link to it waits the same way, and says the same.
 	var cres *tabs.ActionResult
 	err = s.Run(context.Background(), "mover", 30*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {

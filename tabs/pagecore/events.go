@@ -141,6 +141,7 @@ func (t *Page) onEvent(ev any) {
 		t.evMu.Lock()
 		t.loading = false
 		t.dclPending = false
+		t.st.wakeLocked() // for those waiting on loading (historyNav)
 		t.evMu.Unlock()
 	case *page.EventDomContentEventFired:
 		t.evMu.Lock()

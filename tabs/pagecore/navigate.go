@@ -784,11 +784,15 @@ wait:
 	// The load is waited for as long as an action that navigates waits
 	// for it (navLoadWait): a page whose image never ends is returned as
 	// it is, with a note, not after the whole timeout.
-	lctx, cancel := context.WithTimeout(ctx, NavLoadWait)
-	err = t.waitReadyState(lctx, "load")
-	cancel()
-	if err != nil {
-		if ctx.Err() != nil || lctx.Err() == nil {
+	// Counted from the page's events (Page.loadEventFired; a page the
+	// back/forward cache restores fires none and is loaded), not by
+	// asking the page: a page that sends itself on at load has Chromium
+	// hold every call until that navigation commits.
+	loadedInTime := t.waitState(ctx, NavLoadWait, false, func() (bool, bool) {
+		return !t.loading, true
+	})
+	if !loadedInTime {
+		if ctx.Err() != nil {
 			return nil, &Error{Code: errcode.Timeout, Msg: fmt.Sprintf("%s to %s: the page did not finish loading within the timeout", what, dest), Err: ctx.Err()}
 		}
 		t.evMu.Lock()

@@ -288,7 +288,16 @@ func (t *Page) onSettleEventLocked(ev any) {
 		switch ev.Type {
 		case network.ResourceTypePing, network.ResourceTypeCSPViolationReport, network.ResourceTypePreflight:
 			// No event of the page's comes of these.
-		case network.ResourceTypeFetch, network.ResourceTypeXHR, network.ResourceTypeDocument, network.ResourceTypeScript:
+		case network.ResourceTypeDocument:
+			if ev.FrameID == cdp.FrameID(t.targetID) && ev.LoaderID == s.doc && s.doc != "" {
+				// The request of the top document that has committed
+				// already, reported after its commit (Network events come
+				// on the browser's pipe, Page.frameNavigated on the
+				// renderer's): nothing is navigating.
+				break
+			}
+			fallthrough
+		case network.ResourceTypeFetch, network.ResourceTypeXHR, network.ResourceTypeScript:
 			if s.busy == nil {
 				s.busy = map[network.RequestID]busyRequest{}
 			}

@@ -64,19 +64,9 @@ func (t *Page) WaitForURL(ctx context.Context, p urlpattern.Pattern, waitUntil s
 // currentURL is location.href of the top frame, or the last URL seen when
 // the page cannot answer (a dialog is open, a navigation is committing).
 func (t *Page) currentURL(ctx context.Context) string {
-	if t.PendingDialog() == nil {
-		ectx, cancel := context.WithTimeout(ctx, time.Second)
-		var u string
-		err := t.EvalJSON(ectx, `location.href`, &u)
-		cancel()
-		if err == nil && u != "" {
-			t.evMu.Lock()
-			t.url = u
-			t.evMu.Unlock()
-			return u
-		}
-	}
-	u, _ := t.CachedURLTitle()
+	ectx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	u, _ := t.URLTitle(ectx) // the committed page's, while a navigation holds the page
 	return u
 }
 
