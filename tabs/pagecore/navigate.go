@@ -813,7 +813,12 @@ wait:
 	case withinDoc:
 		// An entry of the same document (a single-page app's route,
 		// a fragment): the page renders it on popstate or hashchange,
-		// often from a fetch, and is waited for as after a route change.
+		// often from a fetch, and is waited for as after a route change,
+		// once what settle.js reported of its handlers is in: a call's
+		// reply comes after the events the renderer sent before it.
+		ectx, cancel := context.WithTimeout(ctx, time.Second)
+		_ = t.EvalJSON(ectx, "0", nil)
+		cancel()
 		if note := t.AwaitRouteSettled(ctx); note != "" {
 			out.Notes = append(out.Notes, note)
 		}
