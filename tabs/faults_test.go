@@ -609,3 +609,50 @@ func TestCloseRefreshLoop(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenEndsWhenItsTabCloses: an open waiting for a server that has
+// not answered ends, not_alive, as soon as its tab is closed, not at its
+// timeout (Chromium answers nothing more on a closed tab's session).
+func TestOpenEndsWhenItsTabCloses(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	base := httptestServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/slow" {
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+		}
+		fmt.Fprint(w, `<!doctype html><title>Page</title><p>page</p>`)
+	}))
+	t.Cleanup(func() { close(release) })
+	s := newSup(t)
+	ctx := context.Background()
+	openOn(t, s, "keep", "/") // the browser stays
+	errc := make(chan error, 1)
+	start := time.Now()
+	go func() {
+		_, err := s.Open(ctx, tabs.OpenOptions{Name: "slow", URL: base + "/slow", Timeout: 20 * time.Second})
+		errc <- err
+	}()
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		if tb, err := s.Tab("slow"); err == nil && tb.Busy() && tb.PendingNavigation() != "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the open never started its navigation")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if _, err := s.Close(ctx, "slow", false, 0); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-errc:
+		if errcode.Of(err) != errcode.NotAlive {
+			t.Errorf("open after its tab closed: %v (%s), want not_alive", err, errcode.Of(err))
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("open still waiting %v after its tab closed", time.Since(start).Round(time.Second))
+	}
+}

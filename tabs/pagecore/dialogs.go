@@ -127,7 +127,9 @@ func (e *DialogPendingError) Error() string {
 // Blocking runs a CDP call that a JavaScript dialog can block (input
 // events, evaluation, navigation). If a dialog opens while it waits and the
 // tab has no dialog policy, it returns at once with *dialogPendingError;
-// the call finishes when the dialog is handled.
+// the call finishes when the dialog is handled. If the tab dies (closed,
+// crashed) while it waits, it returns not_alive at once: a call the
+// page held (a navigation waiting for its server) gets no answer then.
 func (t *Page) Blocking(ctx context.Context, fn func(ctx context.Context) error) error {
 	if d := t.PendingDialog(); d != nil && t.dialogs == "" {
 		return &DialogPendingError{d}
@@ -148,6 +150,8 @@ func (t *Page) Blocking(ctx context.Context, fn func(ctx context.Context) error)
 				return &DialogPendingError{d}
 			}
 			sig = t.dialogSignal()
+		case <-t.deadSig:
+			return &Error{Code: errcode.NotAlive, Msg: "the tab is gone: " + t.DeadReason(), Err: ErrNotAlive}
 		case <-ctx.Done():
 			return ctx.Err()
 		}

@@ -2,6 +2,7 @@ package pagecore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -163,6 +164,8 @@ func (t *Page) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavR
 	switch {
 	case AsDialog(err, &dpe):
 		return &NavResult{URL: rawURL, Dialog: dpe.Dialog}, nil
+	case errors.Is(err, ErrNotAlive):
+		return nil, &Error{Code: errcode.NotAlive, Msg: fmt.Sprintf("navigate to %s: the tab is gone (%s)", rawURL, t.DeadReason()), Err: ErrNotAlive}
 	case err != nil && ctx.Err() != nil:
 		return nil, &Error{Code: errcode.Timeout, Msg: fmt.Sprintf("navigate to %s: no response within the timeout", rawURL), Err: ctx.Err()}
 	case err != nil:
