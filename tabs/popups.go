@@ -111,6 +111,9 @@ func (s *Supervisor) vetPopup(ctx context.Context, opener, p *Tab, info *target.
 	if strings.HasPrefix(u, "chrome-error:") || u == "" {
 		u = info.URL
 	}
+	if u == "" || u == "about:blank" {
+		return // nowhere on the network (window.open() with no URL, or not known yet): the proxy refuses what it goes to
+	}
 	berr := s.opts.Guard.CheckURL(ctx, u)
 	if berr == nil {
 		return

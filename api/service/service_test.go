@@ -196,7 +196,8 @@ func TestClickAnnouncesPopup(t *testing.T) {
 			return
 		}
 		w.Write([]byte(`<!doctype html><title>Opener</title><a id=l href="/new" target=_blank>Open new</a>
-<button id=late onclick="setTimeout(() => window.open('/new'), 200)">Open later</button><button id=idle>Nothing</button>`))
+<button id=late onclick="setTimeout(() => window.open('/new'), 200)">Open later</button><button id=idle>Nothing</button>
+<button id=written onclick="const w = window.open(''); w.document.write('<title>Written</title><p>written'); w.document.close()">Write one</button>`))
 	}))
 	t.Cleanup(srv.Close)
 	svc := newService(t)
@@ -262,6 +263,12 @@ func TestClickAnnouncesPopup(t *testing.T) {
 		if pops, ok := res.Details["popups"].([]tabs.Popup); !ok || len(pops) != 1 || pops[0].Name != name || !pops[0].Before {
 			t.Fatalf("details popups of %s: %#v", res.Details["action"], res.Details["popups"])
 		}
+	}
+	// A popup that navigates nowhere (window.open() with no URL, then
+	// written) is its click's too.
+	res = svc.Act(ctx, "click", &api.ActRequest{Common: api.Common{Name: "op"}, Target: "#written"})
+	if res.IsError || !strings.Contains(res.Text(), `; it opened a new tab "op-popup-5"`) {
+		t.Fatalf("click on #written: %s", res.Text())
 	}
 }
 

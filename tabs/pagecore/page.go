@@ -323,7 +323,7 @@ func (t *Page) Attach(ctx, tctx context.Context, popup bool) error {
 
 // popupURLWait bounds RunPopup's wait for the URL of the popup's first
 // page.
-const popupURLWait = time.Second
+const popupURLWait = 250 * time.Millisecond
 
 // RunPopup lets a popup's page run (Runtime.runIfWaitingForDebugger),
 // once its tab has set it up. A popup with an opener (window.open) that
@@ -336,8 +336,10 @@ const popupURLWait = time.Second
 // no stealth) is not affected.
 //
 // It returns the URL of the popup's first page once its request goes out
-// or it commits (at most popupURLWait; "" for one that navigates nowhere,
-// window.open() with no URL): a held popup's target still names no URL,
+// or it commits (at most popupURLWait, 10 to 100 times what a held popup's
+// request takes; "" for one that navigates nowhere, window.open() with no
+// URL, which the popup's report must not wait a second for: the click that
+// opened it waits for that report at most 1 s): a held popup's target still names no URL,
 // and what the tab reports and the navigation policy checks is that one.
 func (t *Page) RunPopup(ctx context.Context) string {
 	t.evMu.Lock()
