@@ -323,6 +323,14 @@ addEventListener('pageshow', (e) => {
 	// the fast path (untimed).
 	scripted("/viaobserver", "Observer", `<h1 id=h>Observer</h1><iframe srcdoc="<p>Inner</p>"></iframe>`,
 		`addEventListener('load', () => new IntersectionObserver((es, o) => { o.disconnect(); `+fmt.Sprintf(addLine, "Added when seen")+` }).observe(document.getElementById('h')));`)
+	// A page that starts dedicated workers (from a URL, as a module, from
+	// data:) that answer it with a message, which it shows.
+	scripted("/viaworker", "Workers", "<h1>Workers</h1><p id=said></p>",
+		`for (const w of [new Worker('/worker.js'), new Worker('/worker.js', {type: 'module'}), new Worker('data:text/javascript,postMessage(3)')]) w.onmessage = (e) => { document.getElementById('said').textContent += ' said ' + e.data; };`)
+	mux.HandleFunc("/worker.js", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/javascript")
+		fmt.Fprint(w, `postMessage(1);`)
+	})
 	scripted("/viasmil", "SMIL", `<svg width=50 height=50><rect width=10 height=10><set attributeName=x to=10 begin=0.15s onbegin="document.body.append('Began')"/></rect></svg><h1>SMIL</h1>`, `document.title = 'SMIL';`)
 	scripted("/viatransition", "Transition", "<h1>Transition</h1>", `addEventListener('load', () => { const add = () => { `+fmt.Sprintf(addLine, "Added after the transition")+` }; document.startViewTransition(() => new Promise(() => {})).finished.then(add, add); });`)
 	mux.HandleFunc("/viaisolated", func(w http.ResponseWriter, r *http.Request) {
@@ -893,6 +901,33 @@ func TestOpenNetworkIdle(t *testing.T) {
 	}
 	if len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "network not idle after 5s past load (the cap on the wait; 3 pending: "+ps.URL+"/never/img") {
 		t.Errorf("open of a never idle page with networkidle0: notes %q", res.Notes)
+	}
+}
+
+// TestOpenWithWorkers: a page that starts dedicated workers settles, and
+// idles, as one without: Chromium reports a worker's script to the page's
+// session as it starts and only to the worker's target as it ends, and the
+// waits counted it in flight until their caps (500 ms past load, with a
+// note naming the script; 5 s for networkidle0).
+func TestOpenWithWorkers(t *testing.T) {
+	t.Parallel()
+	ps := settlePages(t)
+	s := newSup(t)
+	openOn(t, s, "warm", "/form")
+	for _, wait := range []string{"", "networkidle0", "networkidle2"} {
+		name := "workers-" + wait
+		res, err := s.Open(context.Background(), tabs.OpenOptions{Name: name, URL: ps.URL + "/viaworker", WaitUntil: wait})
+		if err != nil {
+			t.Fatalf("open with %q: %v", wait, err)
+		}
+		if len(res.Notes) != 0 {
+			t.Errorf("open with %q: notes %q, want none", wait, res.Notes)
+		}
+	}
+	// The workers ran.
+	said := evalOn(t, s, "workers-", `new Promise((r) => { const f = () => document.getElementById('said').textContent.split('said').length > 3 ? r(document.getElementById('said').textContent) : setTimeout(f, 10); f(); })`)
+	if !strings.Contains(said, "said 1") || !strings.Contains(said, "said 3") {
+		t.Errorf("the workers said %q", said)
 	}
 }
 

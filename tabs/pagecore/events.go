@@ -200,7 +200,7 @@ func (t *Page) onEvent(ev any) {
 				t.docReqAt[ev.LoaderID] = docRequest{time.Now(), ev.Request.URL}
 			}
 		}
-		if len(t.inflight) < 10000 {
+		if len(t.inflight) < 10000 && !workerScript(ev) {
 			t.inflight[ev.RequestID] = Request{ev.Request.URL, ev.LoaderID, ev.FrameID, time.Now()}
 		}
 		t.evMu.Unlock()
@@ -245,6 +245,16 @@ func (t *Page) onEvent(ev any) {
 		delete(t.inflight, ev.RequestID)
 		t.evMu.Unlock()
 	}
+}
+
+// workerScript reports whether ev is the main script of a worker the page
+// started (new Worker, a module worker, from a URL, blob: or data:).
+// Chromium fetches it for the worker and reports its start on the page's
+// session, as a Script of the page's frame with no loader (and the
+// script's own URL as its document's), but its end only on the worker's
+// target: counted in flight, it would never end.
+func workerScript(ev *network.EventRequestWillBeSent) bool {
+	return ev.Type == network.ResourceTypeScript && ev.LoaderID == ""
 }
 
 // Request is a request of the page in flight: its URL, the loader of

@@ -290,6 +290,11 @@ func (t *Page) onSettleEventLocked(ev any) {
 		if ev.Type == network.ResourceTypeEventSource {
 			s.streams = s.doc
 		}
+		if workerScript(ev) {
+			// Its end is the worker's to report, and what the worker
+			// then does is work on another thread, which no count sees.
+			break
+		}
 		switch ev.Type {
 		case network.ResourceTypePing, network.ResourceTypeCSPViolationReport, network.ResourceTypePreflight:
 			// No event of the page's comes of these.
