@@ -310,19 +310,6 @@ addEventListener('pageshow', (e) => {
 	scripted("/viapreload", "Preload", `<link rel=preload as=fetch crossorigin href="/slowsheet" onload="document.body.append('Preloaded')"><h1>Preload</h1>`, `document.title = 'Preload';`)
 	scripted("/viashadowanimation", "Shadow animation", `<div id=host></div>`,
 		`const sr = document.getElementById('host').attachShadow({mode: 'open'}); sr.innerHTML = '<style>@keyframes k { from { opacity: 0 } to { opacity: 1 } } p { animation: k 2s }</style><p>in the shadow</p>'; sr.querySelector('p').addEventListener('animationend', () => { `+fmt.Sprintf(addLine, "Added when it ended")+` });`)
-	// Pages that schedule without a timer: an SVG animation element whose
-	// begin event runs code, a view transition (whose update waits on
-	// something no count sees, here a promise that never settles, as an
-	// IndexedDB read would: no animation runs yet, and Chromium ends the
-	// transition after 4 s), and a cross-origin isolated page (whose
-	// Atomics.waitAsync can time out).
-	// A page whose script schedules nothing of its own after load but an
-	// intersection observer's first callback, which Chromium runs after
-	// the first frame: no timer, animation frame or idle callback, so
-	// nothing for the second frame. Its same-origin iframe keeps it off
-	// the fast path (untimed).
-	scripted("/viaobserver", "Observer", `<h1 id=h>Observer</h1><iframe srcdoc="<p>Inner</p>"></iframe>`,
-		`addEventListener('load', () => new IntersectionObserver((es, o) => { o.disconnect(); `+fmt.Sprintf(addLine, "Added when seen")+` }).observe(document.getElementById('h')));`)
 	// A page that starts dedicated workers (from a URL, as a module, from
 	// data:) that answer it with a message, which it shows.
 	scripted("/viaworker", "Workers", "<h1>Workers</h1><p id=said></p>",
@@ -331,6 +318,12 @@ addEventListener('pageshow', (e) => {
 		w.Header().Set("Content-Type", "text/javascript")
 		fmt.Fprint(w, `postMessage(1);`)
 	})
+	// Pages that schedule without a timer: an SVG animation element whose
+	// begin event runs code, a view transition (whose update waits on
+	// something no count sees, here a promise that never settles, as an
+	// IndexedDB read would: no animation runs yet, and Chromium ends the
+	// transition after 4 s), and a cross-origin isolated page (whose
+	// Atomics.waitAsync can time out).
 	scripted("/viasmil", "SMIL", `<svg width=50 height=50><rect width=10 height=10><set attributeName=x to=10 begin=0.15s onbegin="document.body.append('Began')"/></rect></svg><h1>SMIL</h1>`, `document.title = 'SMIL';`)
 	scripted("/viatransition", "Transition", "<h1>Transition</h1>", `addEventListener('load', () => { const add = () => { `+fmt.Sprintf(addLine, "Added after the transition")+` }; document.startViewTransition(() => new Promise(() => {})).finished.then(add, add); });`)
 	mux.HandleFunc("/viaisolated", func(w http.ResponseWriter, r *http.Request) {
@@ -1351,7 +1344,6 @@ func TestHistorySettles(t *testing.T) {
 type settleLog struct {
 	mu              sync.Mutex
 	static, untimed map[string]bool
-	frames          map[string]int64 // the frames past load the settle took (0: not counted)
 }
 
 func (l *settleLog) Enabled(context.Context, slog.Level) bool { return true }
@@ -1363,7 +1355,6 @@ func (l *settleLog) Handle(_ context.Context, r slog.Record) error {
 	}
 	var tab string
 	static, untimed := false, false
-	var frames int64
 	r.Attrs(func(a slog.Attr) bool {
 		switch a.Key {
 		case "tab":
@@ -1372,16 +1363,11 @@ func (l *settleLog) Handle(_ context.Context, r slog.Record) error {
 			static = a.Value.Bool()
 		case "untimed":
 			untimed = a.Value.Bool()
-		case "frames":
-			frames = a.Value.Int64()
 		}
 		return true
 	})
 	l.mu.Lock()
 	l.static[tab], l.untimed[tab] = static, untimed
-	if l.frames != nil {
-		l.frames[tab] = frames
-	}
 	l.mu.Unlock()
 	return nil
 }
@@ -1478,59 +1464,6 @@ func TestOpenSettledUntimed(t *testing.T) {
 	}
 	if len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "no frame rendered since load") {
 		t.Errorf("open /viatransition: notes %q, want one that says no frame was rendered", res.Notes)
-	}
-}
-
-// TestOpenSettledOneFrame: a page that queued nothing for the second
-// frame past load (no timer, animation frame or idle callback asked for
-// since load, no animation) has its frames done once idle after the first
-// (the debug log says 1, for one of three opens: on a machine so loaded
-// that no idle moment comes first, the second frame ends them), and is
-// observed with what its intersection observer added after that frame;
-// pages whose load listener asks for an animation frame (one that renders
-// on the first frame, one on the second) take two, and are observed with
-// what they rendered.
-func TestOpenSettledOneFrame(t *testing.T) {
-	t.Parallel()
-	ps := settlePages(t)
-	log := &settleLog{static: map[string]bool{}, untimed: map[string]bool{}, frames: map[string]int64{}}
-	s := newSupWith(t, func(o *tabs.Options) { o.Logger = slog.New(log) })
-	openOn(t, s, "warm", "/form")
-	for i := range 3 {
-		name := fmt.Sprintf("observer%d", i)
-		if _, err := s.Open(context.Background(), tabs.OpenOptions{Name: name, URL: ps.URL + "/viaobserver"}); err != nil {
-			t.Fatal(err)
-		}
-		if text := observeText(t, s, name); !strings.Contains(text, "Added when seen") {
-			t.Errorf("open /viaobserver, then observe: %q", text)
-		}
-		log.mu.Lock()
-		frames, untimed := log.frames[name], log.untimed[name]
-		log.mu.Unlock()
-		if untimed {
-			t.Errorf("open /viaobserver: settled with nothing scheduled, with an iframe")
-		}
-		if frames == 1 {
-			break
-		}
-		if i == 2 {
-			t.Errorf("open /viaobserver: settled after %d frames past load, in 3 opens; want 1 once", frames)
-		}
-	}
-	for _, c := range []struct{ path, want string }{
-		{"/viaframe", "Added in a frame"},
-		{"/raf", "Drawn on the second frame"},
-	} {
-		text, _, _, _ := log.open(t, s, ps.URL, c.path)
-		if !strings.Contains(text, c.want) {
-			t.Errorf("open %s, then observe: %q does not have %q", c.path, text, c.want)
-		}
-		log.mu.Lock()
-		frames := log.frames[strings.TrimPrefix(c.path, "/")]
-		log.mu.Unlock()
-		if frames != 2 {
-			t.Errorf("open %s: settled after %d frames past load, want 2", c.path, frames)
-		}
 	}
 }
 

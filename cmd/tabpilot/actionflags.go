@@ -82,7 +82,7 @@ func envHeaders(getenv func(string) string) ([]string, error) {
 }
 
 func openFlags(c *cli, fs *flag.FlagSet, _ *invocation) func([]string, api.Common) (any, error) {
-	waitUntil := fs.String("wait-until", "", "when navigation is done: "+strings.Join(waitUntils, ", ")+" (default settled: load, then until requests and DOM are quiet for 50 ms and it rendered two frames (one if it queued nothing for the second), at most 500 ms)")
+	waitUntil := fs.String("wait-until", "", "when navigation is done: "+strings.Join(waitUntils, ", ")+" (default settled: load, then until requests and DOM are quiet for 50 ms and two frames have rendered, at most 500 ms)")
 	viewport := fs.String("viewport", "", "the viewport in CSS pixels, `WxH` or WxH@SCALE, e.g. 1280x800@2")
 	dialog := fs.String("dialogs", "", "answer JavaScript dialogs by themselves: accept or dismiss")
 	cdpURL := fs.String("cdp-url", "", "attach to a running browser's CDP endpoint `URL`, e.g. http://127.0.0.1:9222")

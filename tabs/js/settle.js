@@ -16,11 +16,8 @@
 //     thread kept busy in short slices (a scheduler yielding through
 //     MessageChannel tasks, say), which leaves no idle time, or in slices
 //     chained through short timers, which sets many;
-//   - "frames 2" once the page has rendered two animation frames since
-//     load (after the work of the second), or "frames 1", once idle after
-//     the first, when since load the page asked for no timer, animation
-//     frame or idle callback and runs no animation: it queued nothing for
-//     the second;
+//   - "frames" once the page has rendered two animation frames since load
+//     (after the work of the second);
 //   - "static" at load, when the document runs no script of its own: no
 //     script element, no handler attribute of an event that fires without
 //     a person (onload, onerror, onfocus, onmouseover, onanimationend…:
@@ -182,49 +179,30 @@
       return false; // a Chromium without the pseudo-class (before 125)
     }
   };
-  // asked is how many timers, animation frames and idle callbacks the page
-  // has asked for so far (Chromium numbers each of the three in one
-  // sequence per document for all its worlds; own counts this world's).
-  const asked = () => {
-    const t = timer(noop, 0);
-    clearTimeout(t);
-    const r = frame(noop);
-    cancelAnimationFrame(r);
-    const i = idle(noop);
-    cancelIdleCallback(i);
-    return (t - own.t) + ' ' + (r - own.r) + ' ' + (i - own.i);
-  };
-  // animating: a view transition is active (it ends by running the
-  // page's code, its finished promise, and while its update waits, on a
-  // read from IndexedDB say, none of its animations runs yet), or a CSS or
-  // Web animation runs or an SVG animation element (SMIL) is, in the
-  // document or its open shadow roots.
-  const animating = () => {
-    if (viewTransition()) return true;
-    const roots = [document];
-    while (roots.length) {
-      const root = roots.pop();
-      if (root.getAnimations().length || root.querySelector(smil)) return true;
-      for (const el of root.querySelectorAll('*')) if (el.shadowRoot) roots.push(el.shadowRoot);
-    }
-    return false;
-  };
-  // Atomics.waitAsync takes a timeout, a timer no count sees; only a
-  // cross-origin isolated page has the SharedArrayBuffer it needs.
   const untimed = () => {
     try {
-      return asked() === '0 0 0' && !document.querySelector('iframe, frame, object, embed') &&
-        !globalThis.crossOriginIsolated && !animating();
-    } catch (_) {
-      return false;
-    }
-  };
-  // lastFrame: since load (when asked() said was), the page asked for no
-  // timer, animation frame or idle callback and runs no animation, so it
-  // queued nothing of its own for the next frame.
-  const lastFrame = (was) => {
-    try {
-      return asked() === was && !globalThis.crossOriginIsolated && !animating();
+      const t = timer(noop, 0);
+      clearTimeout(t);
+      const r = frame(noop);
+      cancelAnimationFrame(r);
+      const i = idle(noop);
+      cancelIdleCallback(i);
+      if (t !== own.t || r !== own.r || i !== own.i || document.querySelector('iframe, frame, object, embed')) return false;
+      // Atomics.waitAsync takes a timeout, a timer no count sees; only a
+      // cross-origin isolated page has the SharedArrayBuffer it needs.
+      // A view transition ends by running the page's code (its finished
+      // promise), and while its update waits (on a read from IndexedDB,
+      // say), none of its animations runs yet.
+      if (globalThis.crossOriginIsolated || viewTransition()) return false;
+      // No running animation and no SMIL element, in the document or its
+      // open shadow roots.
+      const roots = [document];
+      while (roots.length) {
+        const root = roots.pop();
+        if (root.getAnimations().length || root.querySelector(smil)) return false;
+        for (const el of root.querySelectorAll('*')) if (el.shadowRoot) roots.push(el.shadowRoot);
+      }
+      return true;
     } catch (_) {
       return false;
     }
@@ -245,16 +223,10 @@
     // the second, so the mutations of both frames come before it.
     // After the first, once the renderer is idle (the tasks that frame
     // queued, such as intersection observers' callbacks, have run): has
-    // the page anything scheduled at all (untimed), or, since load,
-    // anything for the second frame (lastFrame)? If not, the frames are
-    // done.
-    const atLoad = asked();
+    // the page anything scheduled?
     frame(() => {
-      idle(() => {
-        if (untimed()) report('untimed');
-        else if (lastFrame(atLoad)) report('frames 1');
-      });
-      frame(() => timer(() => report('frames 2'), 0));
+      idle(() => { if (untimed()) report('untimed'); });
+      frame(() => timer(() => report('frames'), 0));
     });
   }, {once: true});
   // An action's, and a history entry's the page renders on its own (a

@@ -23,19 +23,15 @@ import (
 // (counted from DOMContentLoaded: a page that was already quiet for it
 // when load fired does not wait it again; a frame's document that started
 // and ended before load is no change, see heldByLoad), and two animation
-// frames rendered since load, or one, idle after it, when the page asked
-// for no timer, animation frame or idle callback since load and runs no
-// animation (settle.js), or, in a page that renders none (a background
-// tab), settleQuiet since load; at most settleMax past load.
+// frames rendered since load (settle.js), or, in a page that renders none
+// (a background tab), settleQuiet since load; at most settleMax past load.
 // In a visible page, settle.js also confirms the DOM's quiet in the
 // page's own time, by a timer that fired on time and idle time after it:
 // a renderer that did not run (a busy page, a loaded machine) is no quiet
 // page, nor is one kept busy in short slices.
 // The frames are the page's own work after load: its load listeners, the
 // timers of no delay, promise callbacks and animation-frame callbacks they
-// queue, and the fetches they start, which then count as in flight; a page
-// that queued nothing for the second frame has done that work after the
-// first, and the tasks it queued (an intersection observer's callbacks).
+// queue, and the fetches they start, which then count as in flight.
 // A top document that settle.js finds at load to run no script of its own
 // (no script element, frame, object, embed or meta refresh, no handler
 // attribute of an event that fires without an action, in the document and
@@ -77,8 +73,7 @@ type settleState struct {
 	readyAt time.Time    // when it did
 	loaded  cdp.LoaderID // loader of the last top document that fired load (Page.lifecycleEvent)
 	loadAt  time.Time    // when it did
-	framed  cdp.LoaderID // loader of the last top document whose frames past load are done (settle.js)
-	frames  int          // how many frames that took: 2, or 1 when the page queued nothing for the second
+	framed  cdp.LoaderID // loader of the last top document that rendered two frames past load (settle.js)
 	last    time.Time    // the last change past DOMContentLoaded: a tracked request started or ended, a mutation
 	mutated time.Time    // the last DOM mutation past load (settle.js)
 	routeAt time.Time    // the last top-level navigation within the document (Page.navigatedWithinDocument)
@@ -400,12 +395,10 @@ func (t *Page) onSettleEventLocked(ev any) {
 			}
 			break
 		}
-		if n, ok := strings.CutPrefix(ev.Payload, "frames "); ok {
-			// settle.js: two animation frames rendered since load, or
-			// one, when the page queued nothing for the second.
-			if s.loaded == s.doc && s.framed != s.doc {
+		if ev.Payload == "frames" {
+			// settle.js: two animation frames rendered since load.
+			if s.loaded == s.doc {
 				s.framed = s.doc
-				s.frames, _ = strconv.Atoi(n)
 				s.wakeLocked()
 			}
 			break
@@ -435,9 +428,8 @@ func (t *Page) onSettleEventLocked(ev any) {
 // script or frame document in flight, settleQuiet since such a request
 // started or ended or the DOM changed (settle.js), counted from
 // DOMContentLoaded, confirmed in the page's own time by settle.js in a
-// visible page, and two animation frames rendered since load, or one when
-// the page queued nothing for the second (or settleQuiet since load in a
-// hidden page, which renders none); at most
+// visible page, and two animation frames rendered since load (or
+// settleQuiet since load in a hidden page, which renders none); at most
 // settleMax past load; a document without scripts of its own, at load,
 // and one with nothing scheduled, untimedQuiet after the change or
 // DOMContentLoaded once idle after its first frame. A
@@ -540,11 +532,11 @@ func (t *Page) awaitQuiet(ctx context.Context, loadLimit time.Duration, route bo
 				wait = untimedQuiet - q
 			}
 			if len(s.busy) == 0 {
-				// Past load, the page must have rendered its frames
+				// Past load, the page must have rendered two frames
 				// too, or, rendering none, been quiet since load.
 				// A visible page in which settle.js runs renders frames
 				// and runs its timers on time: it has settled when it
-				// rendered its frames past load and settle.js saw
+				// rendered two frames past load and settle.js saw
 				// settleQuiet of the page's own time pass with no DOM
 				// change. A renderer that did not run (a loaded
 				// machine), or a report still on its way, is no quiet
@@ -561,13 +553,10 @@ func (t *Page) awaitQuiet(ctx context.Context, loadLimit time.Duration, route bo
 					q = min(q, now.Sub(start))
 				}
 				if q >= settleQuiet && pageQuiet {
-					after, muts, reqs, frames := now.Sub(start), s.mutations, s.requests, 0
-					if s.framed == s.doc {
-						frames = s.frames
-					}
+					after, muts, reqs := now.Sub(start), s.mutations, s.requests
 					ready := start.Sub(from)
 					t.evMu.Unlock()
-					t.env.Log.Debug("settled", "tab", t.name, "route", route, "after", after, "framed", framed, "frames", frames, "mutations", muts, "requests", reqs, "quiet_before_load", ready)
+					t.env.Log.Debug("settled", "tab", t.name, "route", route, "after", after, "framed", framed, "mutations", muts, "requests", reqs, "quiet_before_load", ready)
 					return ""
 				}
 				w := max(settleQuiet-q, 0)
