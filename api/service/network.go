@@ -88,7 +88,7 @@ func (s *Service) Network(ctx context.Context, r *api.NetworkRequest) (result *a
 			}
 		}
 		for _, e := range list {
-			fmt.Fprintf(&b, "%s %s %s %s %.0fms %s%s\n", e.ID, e.Method, statusOf(&e), e.Type, e.Duration, e.URL, failure(&e))
+			fmt.Fprintf(&b, "%s %s %s %s %.0fms %s%s%s\n", e.ID, e.Method, statusOf(&e), e.Type, e.Duration, e.URL, failure(&e), workerNote(&e))
 		}
 		text = strings.TrimRight(b.String(), "\n")
 		return nil
@@ -103,10 +103,20 @@ func statusOf(e *netlog.Entry) string {
 	switch {
 	case e.Failed:
 		return "failed"
+	case e.Status == 0 && !e.Finished && e.Worker:
+		return "-"
 	case e.Status == 0 && !e.Finished:
 		return "pending"
 	}
 	return fmt.Sprint(e.Status)
+}
+
+// workerNote says, of a worker's main script, why it stays unfinished.
+func workerNote(e *netlog.Entry) string {
+	if e.Worker && !e.Finished {
+		return " (a worker's script: its end is reported to the worker)"
+	}
+	return ""
 }
 
 func failure(e *netlog.Entry) string {
@@ -121,7 +131,7 @@ func failure(e *netlog.Entry) string {
 // the body is).
 func requestText(e *netlog.Entry) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s %s (%s, %s, %.0fms)%s\n", e.ID, e.Method, e.URL, e.Type, statusOf(e), e.Duration, failure(e))
+	fmt.Fprintf(&b, "%s %s %s (%s, %s, %.0fms)%s%s\n", e.ID, e.Method, e.URL, e.Type, statusOf(e), e.Duration, failure(e), workerNote(e))
 	for _, h := range e.RequestHeaders {
 		fmt.Fprintf(&b, "> %s: %s\n", h.Name, h.Value)
 	}

@@ -54,11 +54,19 @@ type Entry struct {
 	Canceled      bool   `json:"canceled,omitempty"`
 	BlockedReason string `json:"blockedReason,omitempty"`
 	// RedirectURL is where a redirect hop went (the next hop's URL).
-	RedirectURL       string    `json:"redirectURL,omitempty"`
-	FromCache         bool      `json:"fromCache,omitempty"`
-	FromServiceWorker bool      `json:"fromServiceWorker,omitempty"`
-	Initiator         Initiator `json:"initiator"`
-	Size              Size      `json:"size"`
+	RedirectURL       string `json:"redirectURL,omitempty"`
+	FromCache         bool   `json:"fromCache,omitempty"`
+	FromServiceWorker bool   `json:"fromServiceWorker,omitempty"`
+	// Worker marks the main script of a worker the page started (a
+	// Script of the page's frame with no loader, in
+	// Network.requestWillBeSent). Chromium reports that request's start to
+	// the page, and its status when it came over the network
+	// (Network.responseReceivedExtraInfo), but its end only to the worker's
+	// target: such an entry stays unfinished, and one from blob: or data:
+	// has no status.
+	Worker    bool      `json:"worker,omitempty"`
+	Initiator Initiator `json:"initiator"`
+	Size      Size      `json:"size"`
 	// Timing splits Duration into HAR's phases; nil before a response.
 	Timing *Timing `json:"timing,omitempty"`
 

@@ -248,6 +248,7 @@ func (l *Log) onRequest(ev *network.EventRequestWillBeSent) {
 	if e.Type == "" {
 		e.Type = "other"
 	}
+	e.Worker = ev.Type == network.ResourceTypeScript && ev.LoaderID == ""
 	e.start = ev.Timestamp.Float64()
 	e.Started = epoch(ev.WallTime.Float64())
 	if ev.WallTime == 0 {
