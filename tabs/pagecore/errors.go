@@ -53,8 +53,10 @@ func CDPErr(what string, err error) error {
 	case errors.Is(err, context.Canceled):
 		return &Error{Code: errcode.Timeout, Msg: what + ": cancelled", Err: err}
 	case strings.Contains(err.Error(), "Inspected target navigated or closed"), strings.Contains(err.Error(), "Execution context was destroyed"),
-		strings.Contains(err.Error(), "Cannot find context with specified id"):
-		// The document the call ran in went away under it.
+		strings.Contains(err.Error(), "Cannot find context with specified id"), strings.Contains(err.Error(), "Not attached to an active page"):
+		// The document the call ran in went away under it (the last: the
+		// call reached the page's old frame host as a navigation replaced
+		// it, as on a page that refreshes itself in a loop).
 		return &Error{Code: errcode.ScriptError, Msg: what + ": the page navigated while it ran, and its result is lost", Err: err, Hint: NavigatedHint}
 	}
 	return &Error{Code: errcode.Internal, Msg: what + ": " + err.Error(), Err: err}

@@ -15,6 +15,7 @@ func TestCDPErrNavigatedAway(t *testing.T) {
 		"Cannot find context with specified id (-32000)",
 		"Execution context was destroyed. (-32000)",
 		"Inspected target navigated or closed (-32000)",
+		"Not attached to an active page (-32000)",
 	} {
 		err := CDPErr("create isolated world", errors.New(msg))
 		if errcode.Of(err) != errcode.ScriptError {
