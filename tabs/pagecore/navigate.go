@@ -234,19 +234,8 @@ func (t *Page) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavR
 				if ev.Name != "init" || loaded {
 					continue
 				}
-				t.evMu.Lock()
-				asked, known := t.docReqAt[ev.LoaderID]
-				t.evMu.Unlock()
-				if !ownCommitted || known && asked.at.Before(committedAt) {
-					// Committed before the document asked for, or asked for
-					// before that one committed: the previous page's own
-					// navigation (a redirect loop, a timer), still in
-					// flight, took the tab over from the one asked for.
-					to := asked.url
-					if to == "" {
-						to = t.LastURL()
-					}
-					return nil, &Error{Code: errcode.NavigationFailed, Msg: fmt.Sprintf("navigate to %s: the page that was there had a navigation of its own in flight, to %s, and it replaced the page asked for; %s", rawURL, msg.Trim(to, 120), ownNavHint)}
+				if err := t.tookOver(rawURL, ev.LoaderID, ownCommitted, committedAt); err != nil {
+					return nil, err
 				}
 				res.LoaderID = ev.LoaderID
 				redirects++
@@ -285,6 +274,17 @@ func (t *Page) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavR
 			if ev.Name == "load" && waitUntil == "settled" {
 				if note := t.AwaitSettled(ctx, NavLoadWait); note != "" {
 					out.Notes = append(out.Notes, note)
+				}
+				t.evMu.Lock()
+				doc := t.st.doc
+				t.evMu.Unlock()
+				if doc != "" && doc != res.LoaderID {
+					// The page moved on during the settle: by a navigation
+					// of its own, or by one the previous page had in flight
+					// that committed only after this one loaded.
+					if err := t.tookOver(rawURL, doc, true, committedAt); err != nil {
+						return nil, err
+					}
 				}
 				t.evMu.Lock()
 				if t.st.doc != "" && t.st.loaded == t.st.doc {
@@ -328,6 +328,28 @@ func (t *Page) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavR
 			return nil, t.notLoaded(rawURL, redirects, ctx.Err())
 		}
 	}
+}
+
+// tookOver returns the navigation_failed error of a navigation to rawURL
+// that another top-level document, loader doc, replaced: one that
+// committed before the document navigated to did (own is false), or that
+// was requested (Network.requestWillBeSent) before that document committed
+// at committedAt. Such a document is the previous page's own navigation (a
+// redirect loop, a timer) still in flight, never a redirect of the page
+// asked for. Otherwise it returns nil: doc is a client-side redirect of
+// the page asked for.
+func (t *Page) tookOver(rawURL string, doc cdp.LoaderID, own bool, committedAt time.Time) error {
+	t.evMu.Lock()
+	asked, known := t.docReqAt[doc]
+	t.evMu.Unlock()
+	if own && (!known || !asked.at.Before(committedAt)) {
+		return nil
+	}
+	to := asked.url
+	if to == "" {
+		to = t.LastURL()
+	}
+	return &Error{Code: errcode.NavigationFailed, Msg: fmt.Sprintf("navigate to %s: the page that was there had a navigation of its own in flight, to %s, and it replaced the page asked for; %s", rawURL, msg.Trim(to, 120), ownNavHint)}
 }
 
 // onwardFailed returns out, or, when the page navigated to (loader first)
