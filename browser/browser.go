@@ -91,7 +91,14 @@ type Options struct {
 
 // DefaultFlags are the flags every launched browser gets on top of
 // chromedp's defaults: no background traffic, no component updates, no
-// first-run UI, no QUIC.
+// first-run UI, no QUIC, and none of the browser window's own WebUI pages.
+// Chromium 15x builds its (hidden, in headless) window's omnibox popup as a
+// WebUI page (chrome://omnibox-popup.top-chrome) in a renderer process of
+// its own, as it starts: traced, 300 to 400 ms of that renderer's main
+// thread in the first second, on a machine whose cores the first page's
+// load and first actions need then. A --disable-features or
+// --enable-features given in Options.Args is merged with these (Chromium
+// reads only the last of a repeated switch).
 var DefaultFlags = []string{
 	"--disable-background-networking",
 	"--disable-component-update",
@@ -100,6 +107,51 @@ var DefaultFlags = []string{
 	"--disable-quic",
 	"--mute-audio",
 	"--hide-scrollbars",
+	"--disable-features=" + strings.Join(noBrowserWebUI, ","),
+}
+
+// noBrowserWebUI are the features of the browser window's WebUI pages: the
+// omnibox popup (both needed to keep its renderer from starting, measured
+// on Chromium 156), its preload and the toolbar's.
+var noBrowserWebUI = []string{"InitialWebUI", "WebUIToolbarProcessOverheadExperiment", "PreloadTopChromeWebUI", "WebUIOmniboxPopup", "WebUIOmniboxAimPopup"}
+
+// chromedpFeatures are the feature switches chromedp's
+// DefaultExecAllocatorOptions set, which a merged switch must keep.
+var chromedpFeatures = []string{"--disable-features=Translate,BlinkGenPropertyTrees", "--enable-features=NetworkService,NetworkServiceInProcess"}
+
+// mergeFeatures returns flags with every --disable-features and every
+// --enable-features merged into one of each, where the first of its kind
+// stood, with the union of their comma-separated lists in order: Chromium
+// reads only the last of a repeated switch, and so does chromedp's Flag.
+func mergeFeatures(flags []string) []string {
+	out := make([]string, 0, len(flags))
+	at := map[string]int{} // switch -> index in out
+	seen := map[string]map[string]bool{}
+	for _, f := range flags {
+		name, val, ok := strings.Cut(strings.TrimSpace(f), "=")
+		if !ok || (name != "--disable-features" && name != "--enable-features") {
+			out = append(out, f)
+			continue
+		}
+		i, found := at[name]
+		if !found {
+			i = len(out)
+			at[name] = i
+			seen[name] = map[string]bool{}
+			out = append(out, name+"=")
+		}
+		for _, feat := range strings.Split(strings.Trim(val, `"`), ",") {
+			if feat = strings.TrimSpace(feat); feat == "" || seen[name][feat] {
+				continue
+			}
+			seen[name][feat] = true
+			if !strings.HasSuffix(out[i], "=") {
+				out[i] += ","
+			}
+			out[i] += feat
+		}
+	}
+	return out
 }
 
 // Handle is one browser connection. Its methods are safe for concurrent use.
@@ -299,7 +351,7 @@ func Launch(parent, ctx context.Context, o *Options) (*Handle, error) {
 		}
 		aopts = append(aopts, chromedp.UserDataDir(opts.ProfileDir))
 	}
-	flags := append([]string{}, DefaultFlags...)
+	flags := append(append([]string{}, chromedpFeatures...), DefaultFlags...)
 	var made string // the version the flags were made for
 	if opts.VersionArgs != nil {
 		if v, err := ExecVersion(exe); err != nil {
@@ -309,7 +361,7 @@ func Launch(parent, ctx context.Context, o *Options) (*Handle, error) {
 			flags = append(flags, opts.VersionArgs(v)...)
 		}
 	}
-	for _, f := range append(flags, opts.Args...) {
+	for _, f := range mergeFeatures(append(flags, opts.Args...)) {
 		name, val := splitFlag(f)
 		if name == "" {
 			continue

@@ -81,7 +81,7 @@ func gridCapabilities(binary string, o *Options) map[string]any {
 	if o != nil {
 		args = append(args, o.Args...)
 	}
-	chrome := map[string]any{"args": args}
+	chrome := map[string]any{"args": mergeFeatures(args)}
 	if binary != "" {
 		chrome["binary"] = binary
 	}

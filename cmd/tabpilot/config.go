@@ -214,7 +214,7 @@ func (c *config) addFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.chrome, "chrome", c.chrome, "the Chromium `executable` (else chromium, google-chrome… on PATH) ["+envChrome+"]")
 	fs.BoolVar(&c.headed, "headed", c.headed, "show the browser window instead of running headless ["+envHeaded+"]")
 	fs.BoolVar(&c.noStealth, "no-stealth", c.noStealth, "turn the stealth patches off ["+envNoStealth+"]")
-	fs.Var(&listValue{list: &c.browserArgs}, "browser-arg", "an extra Chromium `flag`; repeat it for more (replaces "+envBrowserArgs+", a space-separated list with shell quoting)")
+	fs.Var(&listValue{list: &c.browserArgs}, "browser-arg", "an extra Chromium `flag`; repeat it for more (replaces "+envBrowserArgs+", a space-separated list with shell quoting); a --disable-features or --enable-features is merged with tabpilot's own")
 	fs.StringVar(&c.screenshotDir, "screenshot-dir", c.screenshotDir, "save a full-resolution PNG of every screenshot in `dir` ["+envScreenshotDir+"]")
 	fs.Var(durationValue{&c.maxTimeout}, "max-timeout", "the largest timeout a request may ask for, seconds or a `duration` (default 30s) ["+envMaxTimeout+"]")
 	fs.Var(durationValue{&c.idleTimeout}, "idle-timeout", "the daemon exits after this idle `duration`; 0 never (default 15m) ["+envIdleTimeout+"]")
