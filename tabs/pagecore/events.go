@@ -66,6 +66,7 @@ func (t *Page) onEvent(ev any) {
 			t.dclPending = !restored
 			t.navPending = false
 			t.navRestorable = false
+			delete(t.navStarted, ev.Frame.LoaderID)
 			t.navSeq++
 			t.commits[t.navSeq%len(t.commits)] = time.Now()
 			// The old page's requests that were in flight end with it,
@@ -119,6 +120,10 @@ func (t *Page) onEvent(ev any) {
 				t.navRestorable = ev.NavigationType == page.FrameStartedNavigatingNavigationTypeHistoryDifferentDocument
 				t.navURL = ev.URL
 				t.navSince = time.Now()
+				if t.navStarted == nil || len(t.navStarted) >= docsMax {
+					t.navStarted = map[cdp.LoaderID]docRequest{}
+				}
+				t.navStarted[ev.LoaderID] = docRequest{time.Now(), ev.URL}
 				t.st.wakeLocked()
 				t.evMu.Unlock()
 			}
@@ -193,8 +198,7 @@ func (t *Page) onEvent(ev any) {
 				t.postDocs = map[cdp.LoaderID]bool{}
 				t.docReqAt = map[cdp.LoaderID]docRequest{}
 			}
-			pruneDocs(t.postDocs, t.st.doc)
-			pruneDocs(t.docReqAt, t.st.doc)
+			t.pruneDocsLocked()
 			t.postDocs[ev.LoaderID] = ev.Request.Method == "POST"
 			if _, ok := t.docReqAt[ev.LoaderID]; !ok {
 				t.docReqAt[ev.LoaderID] = docRequest{time.Now(), ev.Request.URL}
@@ -210,7 +214,7 @@ func (t *Page) onEvent(ev any) {
 			if t.docStatus == nil {
 				t.docStatus = map[cdp.LoaderID]int64{}
 			}
-			pruneDocs(t.docStatus, t.st.doc)
+			t.pruneDocsLocked()
 			t.docStatus[ev.LoaderID] = ev.Response.Status
 			for k := range ev.Response.Headers {
 				if strings.EqualFold(k, "refresh") {
@@ -223,6 +227,7 @@ func (t *Page) onEvent(ev any) {
 		}
 	case *network.EventLoadingFinished:
 		t.evMu.Lock()
+		t.navEndedLocked(cdp.LoaderID(ev.RequestID))
 		delete(t.inflight, ev.RequestID)
 		t.evMu.Unlock()
 	case *page.EventFrameDetached:
@@ -239,6 +244,7 @@ func (t *Page) onEvent(ev any) {
 		t.evMu.Unlock()
 	case *network.EventLoadingFailed:
 		t.evMu.Lock()
+		t.navEndedLocked(cdp.LoaderID(ev.RequestID))
 		if r, ok := t.inflight[ev.RequestID]; ok && ev.Type == network.ResourceTypeDocument && r.Frame == cdp.FrameID(t.targetID) {
 			t.navFail = r.URL + ": " + ev.ErrorText
 		}
@@ -446,16 +452,60 @@ func (t *Page) NavSeq() int {
 	return t.navSeq
 }
 
-// pruneDocs bounds a map of what the page's top-level documents were: past
-// 16 of them, it keeps the committed document's alone (keep), whose status
-// and method a result may still report.
-func pruneDocs[V any](m map[cdp.LoaderID]V, keep cdp.LoaderID) {
-	if len(m) <= 16 {
+// navEndedLocked forgets the top-level navigation of loader id (a
+// document request's id is its loader's) once its request has ended
+// without a commit (failed, cancelled, or a response without a document:
+// a 204, a download); a committed one is forgotten at its commit. evMu is
+// held.
+func (t *Page) navEndedLocked(id cdp.LoaderID) {
+	if _, ok := t.navStarted[id]; ok {
+		delete(t.navStarted, id)
+		t.st.wakeLocked()
+	}
+}
+
+// Past docsMax top-level documents, pruneDocsLocked forgets those first
+// requested more than docsAge ago.
+const (
+	docsMax = 64
+	docsAge = 2 * time.Minute
+)
+
+// pruneDocsLocked bounds the maps of what the page's top-level documents
+// were (docReqAt, postDocs, docStatus; evMu held). It forgets only old
+// documents, never the committed one: a navigation in progress asks these
+// maps about the documents that committed while it ran, and one that the
+// previous page requested must still read as requested before this
+// navigation's commit (an earlier bound, which kept the committed document
+// alone past 16, forgot a redirect loop's last request, and an open took
+// the loop's page, committed after its own, for a redirect of its own).
+// A page that starts more than docsMax documents within docsAge keeps them
+// all until they age.
+func (t *Page) pruneDocsLocked() {
+	if len(t.docReqAt) <= max(docsMax, t.docsPruneAt) && len(t.docStatus) <= max(docsMax, t.docsPruneAt) {
 		return
 	}
-	for k := range m {
-		if k != keep {
-			delete(m, k)
+	// Pruned again when twice as many are kept: a fast loop's documents
+	// cost a scan each only as their number doubles.
+	defer func() { t.docsPruneAt = 2 * max(len(t.docReqAt), len(t.docStatus)) }()
+	now := time.Now()
+	old := func(k cdp.LoaderID) bool {
+		r, ok := t.docReqAt[k]
+		return k != t.st.doc && (!ok || now.Sub(r.at) > docsAge)
+	}
+	for k := range t.postDocs {
+		if old(k) {
+			delete(t.postDocs, k)
+		}
+	}
+	for k := range t.docStatus {
+		if old(k) {
+			delete(t.docStatus, k)
+		}
+	}
+	for k := range t.docReqAt {
+		if old(k) {
+			delete(t.docReqAt, k)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/tabpilot/tabpilot/errcode"
@@ -142,6 +143,24 @@ func (t *Page) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavR
 	// navigation, a same-document one) must run the iterator out, or the
 	// subscription's goroutine stays for the tab's life.
 	events := cdp.Events(subCtx, t.target, page.LifecycleEvent)
+	// The document requests that fail: the navigation's own (its request
+	// id is its loader id) when another navigation cancels it.
+	failc := make(chan network.EventLoadingFailed, 16)
+	go func() {
+		for ev, err := range cdp.Events(subCtx, t.target, network.LoadingFailed) {
+			if err != nil {
+				return
+			}
+			if ev.Type != network.ResourceTypeDocument {
+				continue
+			}
+			select {
+			case failc <- ev:
+			case <-subCtx.Done():
+				return
+			}
+		}
+	}()
 	var iterating atomic.Bool
 	defer func() {
 		if !iterating.Load() {
@@ -193,6 +212,7 @@ func (t *Page) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavR
 	loaded := false
 	redirects := 0        // client-side redirects followed before load
 	first := res.LoaderID // the document navigated to, before any redirect of its own
+	var foreign error     // the previous page's navigation committed before this one's (tookOver)
 	ownCommitted := false // an event of the document navigated to (or of a redirect's) came
 	var committedAt time.Time
 	var loadedAt time.Time
@@ -235,7 +255,17 @@ func (t *Page) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavR
 					continue
 				}
 				if err := t.tookOver(rawURL, ev.LoaderID, ownCommitted, committedAt); err != nil {
-					return nil, err
+					if ownCommitted {
+						return nil, err // the page asked for is gone
+					}
+					// The previous page's navigation was committing when
+					// this one started: Chromium commits it first and this
+					// one after it, unless it cancels this one. Wait for
+					// this navigation's own document, or its end: an open
+					// that returned now would leave its navigation to
+					// commit over the next one's.
+					foreign = err
+					continue
 				}
 				res.LoaderID = ev.LoaderID
 				redirects++
@@ -243,6 +273,7 @@ func (t *Page) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavR
 			}
 			if !ownCommitted {
 				ownCommitted, committedAt = true, time.Now()
+				foreign = nil
 			}
 			if ev.Name == "load" && !loaded {
 				loaded, loadedAt = true, time.Now()
@@ -275,6 +306,9 @@ func (t *Page) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavR
 				if note := t.AwaitSettled(ctx, NavLoadWait); note != "" {
 					out.Notes = append(out.Notes, note)
 				}
+				if err := t.awaitOlderNavigations(ctx, rawURL, committedAt); err != nil {
+					return nil, err
+				}
 				t.evMu.Lock()
 				doc := t.st.doc
 				t.evMu.Unlock()
@@ -301,6 +335,15 @@ func (t *Page) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavR
 			if ev.Name == want || (want == "DOMContentLoaded" && ev.Name == "load") {
 				return t.onwardFailed(rawURL, first, out)
 			}
+		case f := <-failc:
+			if ownCommitted || string(f.RequestID) != string(first) {
+				continue
+			}
+			// This navigation ended before it committed.
+			if foreign != nil {
+				return nil, foreign
+			}
+			return nil, &Error{Code: errcode.NavigationFailed, Msg: fmt.Sprintf("navigate to %s: %s", rawURL, f.ErrorText)}
 		case <-sig:
 			if d := t.PendingDialog(); d != nil && t.dialogs == "" {
 				out.Dialog = d
@@ -312,6 +355,9 @@ func (t *Page) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavR
 		case err := <-errc:
 			if loaded {
 				return out, nil
+			}
+			if foreign != nil {
+				return nil, foreign
 			}
 			if ctx.Err() != nil {
 				return nil, t.notLoaded(rawURL, redirects, ctx.Err())
@@ -325,7 +371,43 @@ func (t *Page) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavR
 				out.Notes = append(out.Notes, t.pendingNote(waited, fmt.Sprintf("the timeout ended the wait, before its %v cap", t.env.NetworkIdleMax)))
 				return out, nil
 			}
+			if foreign != nil {
+				return nil, foreign
+			}
 			return nil, t.notLoaded(rawURL, redirects, ctx.Err())
+		}
+	}
+}
+
+// awaitOlderNavigations waits until no top-level navigation that started
+// before the document navigated to committed (at committedAt) is still in
+// flight. Such a navigation is the previous page's (a redirect it asked
+// for as this one got ready to commit): Chromium does not cancel it when
+// this one commits, and it commits over the page asked for when its server
+// answers. Settled, the open checks the tab's document (tookOver); at the
+// timeout it fails with navigation_failed naming that navigation.
+func (t *Page) awaitOlderNavigations(ctx context.Context, rawURL string, committedAt time.Time) error {
+	for {
+		t.evMu.Lock()
+		var old *docRequest
+		for _, r := range t.navStarted {
+			if r.at.Before(committedAt) {
+				old = &r
+				break
+			}
+		}
+		if old == nil {
+			t.evMu.Unlock()
+			return nil
+		}
+		changed := t.st.waitLocked()
+		t.evMu.Unlock()
+		select {
+		case <-changed:
+		case <-t.deadSig:
+			return nil // the caller's wait reports the tab's death
+		case <-ctx.Done():
+			return &Error{Code: errcode.NavigationFailed, Msg: fmt.Sprintf("navigate to %s: the page that was there had a navigation of its own in flight, to %s, which had neither committed nor ended within the timeout; %s", rawURL, msg.Trim(old.url, 120), ownNavHint)}
 		}
 	}
 }

@@ -82,9 +82,16 @@ type Page struct {
 	docStatus  map[cdp.LoaderID]int64      // HTTP status of recent top-level documents
 	postDocs   map[cdp.LoaderID]bool       // recent top-level documents that answered a POST
 	docReqAt   map[cdp.LoaderID]docRequest // when and for what URL recent top-level documents were first requested
-	navFail    string                      // the last top-level document request that failed: "URL: net::ERR_…"
-	st         settleState                 // what the settled wait needs (settle.go)
-	deadSig    chan struct{}
+	// navStarted are the top-level navigations started
+	// (Page.frameStartedNavigating) that have neither committed nor
+	// ended, by loader.
+	navStarted map[cdp.LoaderID]docRequest
+	// docsPruneAt is how many documents the maps above hold before
+	// pruneDocsLocked looks at them again.
+	docsPruneAt int
+	navFail     string      // the last top-level document request that failed: "URL: net::ERR_…"
+	st          settleState // what the settled wait needs (settle.go)
+	deadSig     chan struct{}
 
 	// unloadAsk (evMu) is set while a beforeunload dialog of the top
 	// frame is open: dismissing it cancels the navigation that asked.
