@@ -128,8 +128,11 @@ func mergeFeatures(flags []string) []string {
 	at := map[string]int{} // switch -> index in out
 	seen := map[string]map[string]bool{}
 	for _, f := range flags {
-		name, val, ok := strings.Cut(strings.TrimSpace(f), "=")
-		if !ok || (name != "--disable-features" && name != "--enable-features") {
+		// Chromium takes a switch with one dash or two, and a bare one
+		// (no value) as an empty list.
+		name, val, _ := strings.Cut(strings.TrimSpace(f), "=")
+		name = "--" + strings.TrimLeft(name, "-")
+		if name != "--disable-features" && name != "--enable-features" {
 			out = append(out, f)
 			continue
 		}

@@ -239,8 +239,8 @@ func TestLaunchClose(t *testing.T) {
 }
 
 func TestMergeFeatures(t *testing.T) {
-	got := mergeFeatures([]string{"--a", "--disable-features=X,Y", "--enable-features=E", "--b=1", `--disable-features="Y,Z"`, "--disable-features=", "--enable-features=F,E"})
-	want := []string{"--a", "--disable-features=X,Y,Z", "--enable-features=E,F", "--b=1"}
+	got := mergeFeatures([]string{"--a", "--disable-features=X,Y", "--enable-features=E", "--b=1", `--disable-features="Y,Z"`, "--disable-features=", "--enable-features=F,E", "--disable-features", "-disable-features=W", "-enable-features"})
+	want := []string{"--a", "--disable-features=X,Y,Z,W", "--enable-features=E,F", "--b=1"}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("mergeFeatures = %q, want %q", got, want)
 	}
