@@ -286,6 +286,15 @@ func callError(ctx context.Context, method string, err error, wait time.Duration
 			r.Details["error"] = info
 		}
 		return r
+	case errors.Is(err, client.ErrSettings):
+		// A usage error: the call's daemon flags are not the running
+		// daemon's, and retrying changes nothing.
+		r := api.ErrorResult(errcode.BadRequest, err.Error())
+		if info, ok := r.Details["error"].(api.ErrorInfo); ok {
+			info.Hint = "Stop the session's daemon first (tabpilot stop), give the call the daemon's own flags, or use another --session."
+			r.Details["error"] = info
+		}
+		return r
 	case errors.Is(err, client.ErrStart):
 		r := api.ErrorResult(errcode.Internal, "start the daemon: "+err.Error())
 		// Retrying does not help a daemon that cannot start.

@@ -309,7 +309,7 @@ func TestCLISettingsOfARunningDaemon(t *testing.T) {
 	url := srv.URL + "/page"
 	mustRun(t, e, "open", "--session", "pol", "--allow-origin", srv.URL, url)
 	_, stderr, code := e.run("open", "--session", "pol", "--block-origin", srv.URL, url)
-	if code == 0 || !strings.Contains(stderr, "runs with other settings") || !strings.Contains(stderr, "tabpilot stop --session pol") {
+	if code == 0 || !strings.Contains(stderr, "runs with other settings") || !strings.Contains(stderr, "tabpilot stop --session pol") || !strings.Contains(stderr, "bad_request") {
 		t.Fatalf("open with other daemon flags: exit %d, stderr %q", code, stderr)
 	}
 	if out := mustRun(t, e, "observe", "--session", "pol"); !strings.Contains(out, "Press me") {
