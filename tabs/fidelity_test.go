@@ -407,6 +407,23 @@ func TestBackForwardCacheRestore(t *testing.T) {
 	if _, err := obsClick(t, tab, obsOne(t, o, "button", "Al").ID); err != nil {
 		t.Fatal(err)
 	}
+	// An open after the restore is the open's page at once: the traversal
+	// the cache served commits the document's old loader, not the one
+	// Chromium started it with, and an open that took that navigation
+	// for one still in flight waited out its whole timeout.
+	want := s.URL + "/o/bf-b.html?after"
+	var res *tabs.NavResult
+	start := time.Now()
+	err := obsDo(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
+		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		var err error
+		res, err = tb.Goto(ctx, want, "settled")
+		return err
+	})
+	if err != nil || res.URL != want {
+		t.Fatalf("open after the restore: %+v, %v after %v; want %s", res, err, time.Since(start), want)
+	}
 }
 
 // TestClickAfterShiftOnMouseMove: a page that inserts a banner above the

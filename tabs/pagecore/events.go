@@ -139,6 +139,12 @@ func (t *Page) onEvent(ev any) {
 			if !t.navRestorable {
 				t.navPending = false
 			}
+			// Chromium stops a frame's loading only once no navigation
+			// of it is in flight: every one started has ended, those
+			// whose end no event names too (a history traversal the
+			// back/forward cache serves commits its document's old
+			// loader, not the one it started with).
+			clear(t.navStarted)
 			t.st.wakeLocked()
 			t.evMu.Unlock()
 		}
