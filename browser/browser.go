@@ -123,36 +123,53 @@ var chromedpFeatures = []string{"--disable-features=Translate,BlinkGenPropertyTr
 // --enable-features merged into one of each, where the first of its kind
 // stood, with the union of their comma-separated lists in order: Chromium
 // reads only the last of a repeated switch, and so does chromedp's Flag.
+// A feature named by both takes the later switch's word (the caller's
+// --enable-features of a feature tabpilot's defaults disable enables it;
+// Chromium would let the disable win), in the form given last, at the
+// place it was first given. A feature is its name, without the
+// field-trial parameters (Name:param/value) or group (Name<Trial).
 func mergeFeatures(flags []string) []string {
+	const dis, en = "--disable-features", "--enable-features"
 	out := make([]string, 0, len(flags))
-	at := map[string]int{} // switch -> index in out
-	seen := map[string]map[string]bool{}
+	at := map[string]int{}          // switch -> index in out
+	lists := map[string][]string{}  // switch -> its features, in order
+	state := map[string]string{}    // feature name -> the switch that names it last
+	entry := map[[2]string]string{} // switch, name -> the feature as given last
 	for _, f := range flags {
 		// Chromium takes a switch with one dash or two, and a bare one
 		// (no value) as an empty list.
-		name, val, _ := strings.Cut(strings.TrimSpace(f), "=")
-		name = "--" + strings.TrimLeft(name, "-")
-		if name != "--disable-features" && name != "--enable-features" {
+		sw, val, _ := strings.Cut(strings.TrimSpace(f), "=")
+		sw = "--" + strings.TrimLeft(sw, "-")
+		if sw != dis && sw != en {
 			out = append(out, f)
 			continue
 		}
-		i, found := at[name]
-		if !found {
-			i = len(out)
-			at[name] = i
-			seen[name] = map[string]bool{}
-			out = append(out, name+"=")
+		if _, ok := at[sw]; !ok {
+			at[sw] = len(out)
+			out = append(out, "")
 		}
 		for _, feat := range strings.Split(strings.Trim(val, `"`), ",") {
-			if feat = strings.TrimSpace(feat); feat == "" || seen[name][feat] {
+			feat = strings.TrimSpace(feat)
+			name, _, _ := strings.Cut(feat, ":")
+			name, _, _ = strings.Cut(name, "<")
+			if name == "" {
 				continue
 			}
-			seen[name][feat] = true
-			if !strings.HasSuffix(out[i], "=") {
-				out[i] += ","
+			state[name] = sw
+			if _, ok := entry[[2]string{sw, name}]; !ok {
+				lists[sw] = append(lists[sw], name)
 			}
-			out[i] += feat
+			entry[[2]string{sw, name}] = feat
 		}
+	}
+	for sw, i := range at {
+		var keep []string
+		for _, name := range lists[sw] {
+			if state[name] == sw {
+				keep = append(keep, entry[[2]string{sw, name}])
+			}
+		}
+		out[i] = sw + "=" + strings.Join(keep, ",")
 	}
 	return out
 }

@@ -239,10 +239,19 @@ func TestLaunchClose(t *testing.T) {
 }
 
 func TestMergeFeatures(t *testing.T) {
-	got := mergeFeatures([]string{"--a", "--disable-features=X,Y", "--enable-features=E", "--b=1", `--disable-features="Y,Z"`, "--disable-features=", "--enable-features=F,E", "--disable-features", "-disable-features=W", "-enable-features"})
-	want := []string{"--a", "--disable-features=X,Y,Z,W", "--enable-features=E,F", "--b=1"}
-	if strings.Join(got, " ") != strings.Join(want, " ") {
-		t.Fatalf("mergeFeatures = %q, want %q", got, want)
+	for _, c := range []struct{ in, want []string }{
+		{[]string{"--a", "--disable-features=X,Y", "--enable-features=E", "--b=1", `--disable-features="Y,Z"`, "--disable-features=", "--enable-features=F,E", "--disable-features", "-disable-features=W", "-enable-features"},
+			[]string{"--a", "--disable-features=X,Y,Z,W", "--enable-features=E,F", "--b=1"}},
+		// The later word on a feature wins: tabpilot's default disable
+		// of Y gives way to the caller's enable (with its parameters),
+		// and the caller's disable of E to a later enable's.
+		{[]string{"--disable-features=X,Y", "--enable-features=E", "--enable-features=Y:p/1", "--disable-features=E", "--enable-features=E<Trial"},
+			[]string{"--disable-features=X", "--enable-features=E<Trial,Y:p/1"}},
+		{[]string{"--enable-features=Y", "--disable-features=Y"}, []string{"--enable-features=", "--disable-features=Y"}},
+	} {
+		if got := mergeFeatures(c.in); strings.Join(got, " ") != strings.Join(c.want, " ") {
+			t.Errorf("mergeFeatures(%q) = %q, want %q", c.in, got, c.want)
+		}
 	}
 }
 
