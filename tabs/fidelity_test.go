@@ -650,36 +650,6 @@ func TestClickHiddenByHover(t *testing.T) {
 	}
 }
 
-// TestClickHiddenByMousemove: a button that its own mousemove handler
-// hides (a handler that runs after the mouse move reached the page, not
-// on entering) is not pressed either: the click's guard checks it again
-// at the press and stops the press and the release, so the click fails at
-// once as hidden by the pointer, not after the wait for a hidden element,
-// and what was under the pointer gets nothing.
-func TestClickHiddenByMousemove(t *testing.T) {
-	t.Parallel()
-	base := httptestServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprint(w, `<!doctype html><title>Move</title><script>window.hits = [];</script>
-<p onpointerdown="hits.push('p down')" onmousedown="hits.push('p mousedown')" onclick="hits.push('p')"><button id=h onclick="hits.push('h')">Hide on move</button>&nbsp;</p>
-<script>h.addEventListener('mousemove', () => { h.style.visibility = 'hidden'; });</script>`)
-	}))
-	tab := obsOpen(t, base+"/")
-	start := time.Now()
-	err := run(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
-		_, err := tb.Click(ctx, tabs.Target{Selector: "#h"})
-		return err
-	})
-	if errcode.Of(err) != errcode.NotActionable || !strings.Contains(err.Error(), "became hidden as the pointer reached it") {
-		t.Errorf("click: %v, want not_actionable: became hidden as the pointer reached it", err)
-	}
-	if d := time.Since(start); d > 3*time.Second {
-		t.Errorf("the click failed after %v, want at once (not after the 5 s wait for a hidden element)", d.Round(time.Millisecond))
-	}
-	if got := evalString(t, tab, "hits.join()"); got != "" {
-		t.Errorf("hits %q, want none", got)
-	}
-}
-
 // TestClickWaitsForASlowAnswer: a button that a 2.5 s fetch enables, and
 // one under an overlay that the answer of such a fetch removes, are
 // clicked once the answer comes: a request in flight for less than 10 s

@@ -65,10 +65,9 @@ func (t *Actor) Click(ctx context.Context, tg Target) (*ActionResult, error) {
 	// never reaches the element is reported, not taken for success. When
 	// nothing in the document animates, it does not wait a frame for the
 	// stability check: the mouseMoved does (Chromium delivers mouse moves
-	// with an animation frame, at once on a page at rest), and the guard
-	// it armed checks the element again at the press, after that frame,
-	// in the page: it stops a press that lands on something else, or on
-	// the element moved, hidden, disabled or removed since the check.
+	// with an animation frame, at once on a page at rest), and verify
+	// checks the box again after it; the guard stops a press that lands
+	// on something else.
 	// If the element moved or got covered in that frame, the click starts
 	// over with the waiting check.
 	o := actOpts{enabled: true, hitTest: true, arm: true, quick: true}
@@ -83,33 +82,60 @@ func (t *Actor) Click(ctx context.Context, tg Target) (*ActionResult, error) {
 // clickOnce is one try of Click with o. It asks for another try, with the
 // waiting check (o.quick false), when the quick try's guard stopped every
 // event of the press and release because something else was under the
-// pointer, or the element had moved or become disabled since the check:
-// the page saw none of them.
+// pointer: the page saw none of them.
 func (t *Actor) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionResult, bool, error) {
+	var el *element
+	var nav pagecore.NavMark
+	var err error
 	var ph clickPhases
-	ph.start = time.Now()
-	el, x, y, err := t.locate(ctx, tg, *o)
-	if err != nil {
-		return nil, false, err
+	for {
+		var x, y float64
+		ph.start = time.Now()
+		el, x, y, err = t.locate(ctx, tg, *o)
+		if err != nil {
+			return nil, false, err
+		}
+		nav = t.Mark()
+		err = t.Blocking(ctx, func(ctx context.Context) error {
+			ph.located = time.Now()
+			// Chromium answers the move once the animation frame that
+			// delivers it has begun; the check of the box and the hit
+			// test comes after that frame.
+			if err := t.moveMouse(ctx, el, x, y); err != nil {
+				return err
+			}
+			ph.moved = time.Now()
+			if o.quick {
+				if err := t.verify(ctx, el); err != nil {
+					return err
+				}
+			}
+			ph.verified = time.Now()
+			if err := t.mouse(ctx, input.DispatchMouseEventTypeMousePressed, x, y, 1); err != nil {
+				return err
+			}
+			ph.pressed = time.Now()
+			err := t.mouse(ctx, input.DispatchMouseEventTypeMouseReleased, x, y, 1)
+			ph.released = time.Now()
+			return err
+		})
+		// (A selector's element that was replaced meanwhile, say by a
+		// virtualised list re-rendering after the scroll, is found again.)
+		var e *pagecore.Error
+		if errors.Is(err, errGoneByPointer) {
+			// Removed by the move: the selector's new element, if
+			// there is one now (a row rendered again), else the error.
+			if again, rerr := t.resolve(ctx, tg); rerr != nil || again == nil {
+				return nil, false, err
+			}
+		}
+		if o.quick && errors.As(err, &e) && ctx.Err() == nil &&
+			((e.Code == errcode.NotActionable && !errors.Is(err, errVanished)) || (e.Code == errcode.ElementNotFound && tg.ID == 0)) {
+			o.quick = false
+			continue
+		}
+		break
 	}
-	nav := t.Mark()
-	err = t.Blocking(ctx, func(ctx context.Context) error {
-		ph.located = time.Now()
-		// Chromium answers the move once the animation frame that
-		// delivers it has begun; the press comes after that frame, and
-		// the guard checks the element again as it arrives.
-		if err := t.moveMouse(ctx, el, x, y); err != nil {
-			return err
-		}
-		ph.moved = time.Now()
-		if err := t.mouse(ctx, input.DispatchMouseEventTypeMousePressed, x, y, 1); err != nil {
-			return err
-		}
-		ph.pressed = time.Now()
-		err := t.mouse(ctx, input.DispatchMouseEventTypeMouseReleased, x, y, 1)
-		ph.released = time.Now()
-		return err
-	})
 	res := &ActionResult{Target: el.desc}
 	var dpe *pagecore.DialogPendingError
 	if pagecore.AsDialog(err, &dpe) {
@@ -139,10 +165,6 @@ func (t *Actor) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionRe
 		Pressed bool   `json:"pressed"`
 		Moved   bool   `json:"moved"`
 		Reached bool   `json:"reached"`
-		// Again is the state of the element at the press when the
-		// guard of a quick check stopped it (moved, hidden, disabled
-		// or removed since the check), nil when it did not.
-		Again *actState `json:"again"`
 	}
 	err = t.callOn(checkCtx, el, actionableJS, &got, map[string]any{"done": true})
 	ph.log(t, el)
@@ -157,9 +179,6 @@ func (t *Actor) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionRe
 			t.notePending(res)
 		}
 		return res, false, nil
-	}
-	if err == nil && got != nil && got.Again != nil && t.NavSeq() == nav.Seq {
-		return t.stoppedAtPress(ctx, tg, el, got.Again, o)
 	}
 	if err == nil && got != nil && !got.Got && t.NavSeq() == nav.Seq {
 		switch {
@@ -199,45 +218,19 @@ func (t *Actor) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionRe
 	return res, false, nil
 }
 
-// stoppedAtPress answers a quick click whose guard found the element, at
-// the press, no longer as the check left it (st) and stopped the press
-// and the release: the page saw neither. An element that moved or became
-// disabled gets the waiting check (another try); one that the mouse move
-// hid fails (a person could not click it either); a number whose node
-// the move removed is stale, and a selector is looked up again.
-func (t *Actor) stoppedAtPress(ctx context.Context, tg Target, el *element, st *actState, o *actOpts) (*ActionResult, bool, error) {
-	switch st.State {
-	case "detached":
-		err := goneByPointer(el)
-		if !errors.Is(err, errGoneByPointer) || ctx.Err() != nil {
-			return nil, false, err
-		}
-		if again, rerr := t.resolve(ctx, tg); rerr != nil || again == nil {
-			return nil, false, err
-		}
-	case "vanished":
-		return nil, false, notActionable(el, st)
-	}
-	if ctx.Err() != nil {
-		return nil, false, notActionable(el, st)
-	}
-	o.quick = false
-	return nil, true, nil
-}
-
 // clickPhases are the moments a click's phases ended, for the debug log.
 type clickPhases struct {
-	start, located, moved, pressed, released time.Time
+	start, located, moved, verified, pressed, released time.Time
 }
 
 // log logs the phases at debug level: resolve (the number or selector
-// to a node), check_actionable, move, press, release, and receipt.
+// to a node), check_actionable, move, verify, press, release, and receipt.
 func (p *clickPhases) log(t *Actor, el *element) {
 	if !t.log.Enabled(context.Background(), slog.LevelDebug) || p.released.IsZero() {
 		return
 	}
 	t.log.Debug("clicked", "tab", t.Name(), "target", el.desc, "resolve", el.resolved.Sub(p.start), "check_actionable", p.located.Sub(el.resolved),
-		"move", p.moved.Sub(p.located), "press", p.pressed.Sub(p.moved),
+		"move", p.moved.Sub(p.located), "verify", p.verified.Sub(p.moved), "press", p.pressed.Sub(p.verified),
 		"release", p.released.Sub(p.pressed), "receipt", time.Since(p.released))
 }
 

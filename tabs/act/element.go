@@ -93,6 +93,11 @@ type element struct {
 	backend cdp.BackendNodeID
 	sess    *chromedp.Target // the out-of-process iframe it is in; nil: the page (pagecore)
 	frame   cdp.FrameID      // the frame of its document, for a number (the observation's)
+	// box and fx, fy are what the last actionability check saw: the
+	// element's border box and the point it hit-tested, in its frame's
+	// viewport CSS pixels (for verify).
+	box    []float64
+	fx, fy float64
 	// bg is true when the last check found the page hidden (a background
 	// tab): see moveMouse.
 	bg bool
@@ -211,6 +216,8 @@ type actState struct {
 	Tag   string  `json:"tag"`
 	X     float64 `json:"x"`
 	Y     float64 `json:"y"`
+	// Box is the element's border box [left, top, width, height].
+	Box []float64 `json:"box"`
 	// Top is true when X and Y are already top-level viewport CSS pixels.
 	Top bool `json:"top"`
 	// Why says what covers the element: "" another element at its
@@ -313,9 +320,9 @@ type actOpts struct {
 	// arm arms the one-shot click listener Click checks afterwards.
 	arm bool
 	// quick skips the animation frame the stability check waits when
-	// nothing in the document animates; with arm, the guard checks the
-	// box again at the press, which must come after a frame has passed
-	// (Click: its mouseMoved comes with one).
+	// nothing in the document animates; the caller must verify the box
+	// after a frame has passed (Click: its mouseMoved comes with one, and
+	// actionable.js watches for it).
 	quick bool
 }
 
@@ -388,8 +395,8 @@ func (t *Actor) actionable(ctx context.Context, el *element, o actOpts, wait tim
 }
 
 // topPoint returns the point an actionability check that passed (st)
-// tested, in top-level viewport CSS pixels, and remembers whether the
-// page is in the background (el.bg). A point of the top frame at scale 1 needs no mapping;
+// tested, in top-level viewport CSS pixels, and remembers what the check
+// saw for verify. A point of the top frame at scale 1 needs no mapping;
 // others come from the element's first content quad (DOM.getContentQuads),
 // mapped through the <iframe>s of an out-of-process iframe (FrameMap).
 // For an element in an out-of-process iframe, cover is what the
@@ -401,7 +408,7 @@ func (t *Actor) actionable(ctx context.Context, el *element, o actOpts, wait tim
 // not in the element's frame. Errors: not_actionable when the element or
 // its frame has no box, stale_element when the frame is gone.
 func (t *Actor) topPoint(ctx context.Context, el *element, st *actState) (x, y float64, cover string, err error) {
-	el.bg = st.Bg
+	el.box, el.fx, el.fy, el.bg = st.Box, st.X, st.Y, st.Bg
 	if st.Top && el.sess == nil {
 		return st.X, st.Y, "", nil
 	}
@@ -462,6 +469,30 @@ func quadCentre(q dom.GetContentQuadsResult, err error) (x, y float64, ok bool) 
 		y += q.Quads[0][i+1] / 4
 	}
 	return x, y, !math.IsNaN(x) && !math.IsNaN(y)
+}
+
+// verify checks, just before the mouse goes down, that el still has the
+// box the last actionability check saw and still receives the pointer at
+// the point it tested, then arms the click's guard (one
+// Runtime.callFunctionOn, after the frame of the mouse move). Errors:
+// stale_element or element_not_found (detached), not_actionable (moved or
+// covered).
+func (t *Actor) verify(ctx context.Context, el *element) error {
+	box := el.box
+	if len(box) != 4 {
+		box = []float64{} // no box to compare: the hit test and the arming still run
+	}
+	var st actState
+	if err := t.callOn(ctx, el, actionableJS, &st, map[string]any{"verify": box, "x": el.fx, "y": el.fy, "arm": true}); err != nil {
+		return err
+	}
+	switch st.State {
+	case "ok":
+		return nil
+	case "detached":
+		return goneByPointer(el)
+	}
+	return notActionable(el, &st)
 }
 
 // gone is the error for an element that was removed from the page.

@@ -2,7 +2,8 @@
 // an element with Runtime.callFunctionOn (this = the element). It scrolls
 // the element into view (nested scroll containers included), then reports
 // one state: "detached", "hidden", "disabled",
-// "unstable", "covered" (with a description of the element that receives
+// "unstable", "vanished" (the verify after the mouse move found it hidden:
+// the move hid it), "covered" (with a description of the element that receives
 // the pointer at the centre, or of what makes the target inert: why is
 // "modal" for an open modal dialog it is outside of, "inert" for an inert
 // ancestor, "nopointer" when it has pointer-events: none; same when the
@@ -13,10 +14,10 @@
 // top-level one at scale 1, so the point needs no mapping, and bg=true when
 // the page is hidden (document.visibilityState). With opts.arm
 // it also arms the click (see arm below), so the caller can tell whether
-// the click that follows reached the element, and stops a press that
-// would not. opts.done ends the element's armed click and
-// returns what its guard saw ({got, by, touched, pressed, moved, reached,
-// again}, null when none is armed). With opts.row and opts.key (an element by number)
+// the click that follows reached the element; with opts.quick too, the
+// verify call arms it. opts.done ends the element's armed click and
+// returns what its guard saw ({got, by, touched, pressed, moved, reached}, null
+// when none is armed). With opts.row and opts.key (an element by number)
 // it first compares what the node shows (js/rowkey.js): when the node no longer
 // shows the list item or row it was numbered in, or its old label is now
 // on another node, it returns {state: "shown"} before touching anything;
@@ -24,7 +25,7 @@
 //
 // The source is an expression: it evaluates to the check, a
 // function(opts, self) whose state between calls (the armed click, the
-// last cover and disabled state seen) is in
+// watch for the mouse move, the last cover and disabled state seen) is in
 // this closure, not on the element or the window, where page scripts
 // would see it. The page core compiles it once per execution context
 // (pagecore.Page.Held) and calls it with the element as self; the state
@@ -33,10 +34,11 @@
 /*SHOWN*/
 // clicks: element → its armed click ({st, done}); covers: target → the
 // last cover seen ({cover, box}); disabled: the targets the last check
-// saw disabled.
+// saw disabled; watches: target → the watch for the click's mouse move.
 const clicks = new WeakMap();
 const covers = new WeakMap();
 const disabled = new WeakSet();
+const watches = new WeakMap();
 // disarm ends the click armed last in this world (a new arm ends it).
 let disarm = null;
 return async function (opts, self) {
@@ -78,21 +80,7 @@ async function check(opts, el) {
   // new arm in this world ends the last one. The caller's check
   // (opts.done) ends it and reads what it saw; else it ends by
   // itself after 3 s.
-  //
-  // With box (a quick check's, see below), the guard also checks the
-  // element again at the press's first event (pointerdown, or mousedown),
-  // after the mouse move's animation frame has run the page's mouseover
-  // and mousemove handlers and its requestAnimationFrame callbacks: still
-  // attached, shown, enabled and with that box. When it is not, the guard
-  // stops every event of the press and the release, whatever is under the
-  // pointer, and says why (again: a state as a check's). The press itself
-  // checks what receives the pointer (mine, below). The pointer events'
-  // listeners of a quick check wait for the click's trusted mouse move:
-  // a pointerdown listener changes the document's event handler classes,
-  // which Chromium sends to the compositor with the next frame, and a
-  // mouse move sent after that waits for the vsync (8 ms on average at
-  // 60 Hz); mouse and click listeners are in no such class.
-  const arm = (target, box) => {
+  const arm = (target) => {
     if (disarm) disarm();
     // moved: the target's box was not the armed one when the guard
     // stopped an event (a mouseover handler moved it off the pointer).
@@ -102,9 +90,8 @@ async function check(opts, el) {
     // document, say) had it.
     // pressed: the press (pointerdown, mousedown) reached the target,
     // whatever came of the release.
-    const st = { got: false, by: '', over: false, touched: false, pressed: false, moved: false, reached: false, again: null };
-    const box0 = box || rect();
-    let checked = !box;
+    const st = { got: false, by: '', over: false, touched: false, pressed: false, moved: false, reached: false };
+    const box0 = rect();
     // The content slotted into the target is the target too.
     const ok = [el, ...(target.labels ? Array.from(target.labels) : []), ...slotted()];
     // Inside a closed shadow root, a window listener sees the host.
@@ -120,15 +107,6 @@ async function check(opts, el) {
         setTimeout(unhook, 0);
       }
       if (!e.isTrusted) return;
-      if (!checked && (e.type === 'pointerdown' || e.type === 'mousedown')) {
-        checked = true;
-        st.again = st.again || again(target, box);
-      }
-      if (st.again) {
-        e.stopImmediatePropagation();
-        e.preventDefault();
-        return;
-      }
       if (mine(e)) {
         st.touched = true;
         if (e.type === 'pointerdown' || e.type === 'mousedown') st.pressed = true;
@@ -143,32 +121,18 @@ async function check(opts, el) {
       }
     };
     const onClick = () => { st.got = true; };
-    const mouseTypes = ['mousedown', 'mouseup', 'click'];
-    const pointerTypes = ['pointerdown', 'pointerup'];
+    const types = ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click'];
     const wins = [window];
     try {
       if (window.top !== window && window.top.document) wins.push(window.top);
     } catch (e) { /* cross-origin */ }
-    const hook = (types) => { for (const w of wins) for (const t of types) w.addEventListener(t, guard, true); };
-    hook(mouseTypes);
-    // The move checks that it did not hide the target: a :hover style
-    // that hides it shows it again by the press, once the press has found
-    // what is under the pointer now.
-    const onMove = (e) => {
-      if (!e.isTrusted) return;
-      window.removeEventListener('mousemove', onMove, true);
-      hook(pointerTypes);
-      if (el.isConnected) st.again = hidden(target);
-    };
-    if (box) window.addEventListener('mousemove', onMove, true);
-    else hook(pointerTypes);
+    for (const w of wins) for (const t of types) w.addEventListener(t, guard, true);
     el.addEventListener('click', onClick, true);
     let timer = 0;
     unhook = () => {
       clearTimeout(timer);
       st.over = true;
-      window.removeEventListener('mousemove', onMove, true);
-      for (const w of wins) for (const t of [...mouseTypes, ...pointerTypes]) w.removeEventListener(t, guard, true);
+      for (const w of wins) for (const t of types) w.removeEventListener(t, guard, true);
       el.removeEventListener('click', onClick, true);
       if (disarm === unhook) disarm = null;
     };
@@ -297,29 +261,44 @@ async function check(opts, el) {
     const busy = document.readyState !== 'complete' || !document.getAnimations || document.getAnimations().length > 0;
     return { state: 'disabled', same, busy, tag: describe(target) };
   };
-  // again checks, at the press, the target a quick check passed with
-  // box: null when it is still attached, shown, enabled and in place,
-  // else the state that stops the press. Disabled since the check: a
-  // mouseenter handler disabled it, and the press would reach no click
-  // handler. hidden is the part the mouse move checks too: hidden now,
-  // after the check saw it shown, means the move hid it ("vanished": a
-  // :hover style, a mouseenter handler that swaps it for another
-  // element); a person could not click it either.
-  const hidden = (target) => {
+  // nextFrame resolves after the page's next animation frame (its
+  // requestAnimationFrame callbacks, the page's own first), or after
+  // 250 ms when the page renders none (a background tab).
+  const nextFrame = () => new Promise((res) => {
+    requestAnimationFrame(() => res());
+    setTimeout(res, 250);
+  });
+  // opts.verify: the box an earlier call returned, checked again just
+  // before the mouse goes down (the element still there, and still the
+  // one receiving the pointer at opts.x, opts.y), after the animation
+  // frame that followed the quick check: that frame's callbacks have
+  // moved anything the page moves by script, and its mouse move has run
+  // the page's mouseover and mousemove handlers. A quick check left a
+  // watch for the click's mouse move (see below); without a move seen, or
+  // in a background page, the check waits for a frame of its own.
+  if (opts.verify) {
+    const w = watches.get(target);
+    watches.delete(target);
+    if (w) {
+      w.end();
+      if (!w.moved) await nextFrame();
+    }
+    // Hidden now, after the check saw it shown: the mouse move hid it (a
+    // :hover style, a mouseenter handler that swaps it for another
+    // element). A person could not click it either.
     const now = rect();
     const vs = getComputedStyle(mapImg || target);
     if (now[2] === 0 || now[3] === 0 || vs.visibility === 'hidden' || vs.display === 'none') return { state: 'vanished', tag: describe(target) };
-    return null;
-  };
-  const again = (target, box) => {
-    if (!el.isConnected) return { state: 'detached' };
-    const h = hidden(target);
-    if (h) return h;
+    // Disabled since the check (a mouseenter handler that disables it):
+    // the press would reach no click handler.
     const dis = disabledNow();
     if (dis) return dis;
-    if (moved(rect(), box)) return { state: 'unstable', tag: describe(target) };
-    return null;
-  };
+    if (opts.verify.length === 4 && moved(now, opts.verify)) return { state: 'unstable', tag: describe(target) };
+    const cover = hitTest(opts.x, opts.y);
+    if (cover) return cover;
+    if (opts.arm) arm(target);
+    return { state: 'ok', x: opts.x, y: opts.y, bg: document.visibilityState === 'hidden' };
+  }
   if (opts.scroll !== false) {
     // Of display: contents, its first element with a box scrolls.
     const into = mapImg || (contents ? Array.from(contentsRoot.querySelectorAll('*')).find((e) => e.getClientRects().length) : target);
@@ -342,11 +321,12 @@ async function check(opts, el) {
   // tab), so the check never hangs. With opts.quick and nothing animating,
   // the frame is the one that delivers the caller's
   // Input.dispatchMouseEvent mouseMoved (Chromium dispatches mouse moves
-  // at the start of an animation frame), and the armed guard compares the
-  // box at the press, after it (again, above). The check asks for no frame itself:
+  // at the start of an animation frame), and the caller's opts.verify
+  // call compares the box after it. The check asks for no frame itself:
   // a page at rest gets a frame at once for the first thing that needs
   // one, and an animation frame requested here would take it, leaving
   // the mouse move to wait for the next vsync (8 ms on average at 60 Hz).
+  // The watch records that a trusted mouse move reached this document.
   const animating = !document.getAnimations || document.getAnimations().length > 0;
   let r2 = r1;
   if (!opts.quick || animating) {
@@ -356,6 +336,14 @@ async function check(opts, el) {
     });
     r2 = rect();
     if (moved(r1, r2)) return { state: 'unstable', tag: describe(target) };
+  } else {
+    if (watches.has(target)) watches.get(target).end();
+    const w = { moved: false, end: null };
+    const onMove = (e) => { if (e.isTrusted) { w.moved = true; w.end(); } };
+    const timer = setTimeout(() => w.end(), 3000);
+    w.end = () => { clearTimeout(timer); window.removeEventListener('mousemove', onMove, true); };
+    window.addEventListener('mousemove', onMove, true);
+    watches.set(target, w);
   }
   // The centre of the first box with an area that shows in the viewport,
   // else of the first with an area (a link that wraps has one per line,
@@ -374,11 +362,14 @@ async function check(opts, el) {
     const covered = hitTest(x, y);
     if (covered) return covered;
   }
-  // A quick check's guard checks the box again at the press.
-  if (opts.arm) arm(target, opts.quick ? r2 : null);
+  // A quick check leaves the arming to the verify call after the mouse
+  // move: the guard's pointerdown listener changes the document's event
+  // handler classes, which Chromium sends to the compositor with the next
+  // frame, and a mouse move sent after that waits for the vsync.
+  if (opts.arm && !opts.quick) arm(target);
   const top = window === window.top && (!window.visualViewport || window.visualViewport.scale === 1);
   // bg: the page is in the background (not the browser's active tab),
   // where it gets no animation frames.
-  return { state: 'ok', x, y, top, tag: describe(target), bg: document.visibilityState === 'hidden' };
+  return { state: 'ok', x, y, box: r2, top, tag: describe(target), bg: document.visibilityState === 'hidden' };
 }
 })()
