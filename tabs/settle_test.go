@@ -375,9 +375,15 @@ addEventListener('pageshow', (e) => {
 		fmt.Fprintf(w, `<!doctype html><title>Later</title><h1>Going on soon</h1><script>addEventListener('load', () => setTimeout(() => { location.href = %q; }, 0))</script>`, r.URL.Query().Get("to"))
 	})
 	mux.HandleFunc("/loop", func(w http.ResponseWriter, r *http.Request) {
-		// A redirect loop that never ends.
+		// A redirect loop that never ends; with slow, each hop's
+		// answer takes 150 ms (an open's timeout ends it before it
+		// has sent itself on 20 times).
 		n, _ := strconv.Atoi(r.URL.Query().Get("n"))
-		fmt.Fprintf(w, `<!doctype html><title>Loop %d</title><script>location.replace('/loop?n=%d')</script>`, n, n+1)
+		slow := r.URL.Query().Get("slow")
+		if slow != "" {
+			time.Sleep(150 * time.Millisecond)
+		}
+		fmt.Fprintf(w, `<!doctype html><title>Loop %d</title><script>location.replace('/loop?slow=%s&n=%d')</script>`, n, slow, n+1)
 	})
 	mux.HandleFunc("/stuck", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><title>Stuck</title><h1>Never loads</h1><img src="/never/poll?img">`)
@@ -814,7 +820,7 @@ func TestOpenFollowsClientRedirect(t *testing.T) {
 	for i := range 4 {
 		// (Or navigation_failed, when the loop the last round left
 		// running took over from this open.)
-		if _, err := s.Open(context.Background(), tabs.OpenOptions{Name: "loop", URL: ps.URL + "/loop", WaitUntil: "load", Timeout: time.Second}); errcode.Of(err) != errcode.Timeout && errcode.Of(err) != errcode.NavigationFailed {
+		if _, err := s.Open(context.Background(), tabs.OpenOptions{Name: "loop", URL: ps.URL + "/loop?slow=1", WaitUntil: "load", Timeout: time.Second}); errcode.Of(err) != errcode.Timeout && errcode.Of(err) != errcode.NavigationFailed {
 			t.Fatalf("open of a redirect loop: %v, want a timeout", err)
 		}
 		want := fmt.Sprintf("%s/static?after=%d", ps.URL, i)
@@ -827,6 +833,15 @@ func TestOpenFollowsClientRedirect(t *testing.T) {
 		case err != nil:
 			t.Logf("open %s after a redirect loop: %v", want, err)
 		}
+	}
+	// A loop that runs fast fails after 20 redirects, not at the
+	// timeout.
+	start := time.Now()
+	_, err = s.Open(context.Background(), tabs.OpenOptions{Name: "fastloop", URL: ps.URL + "/loop", Timeout: 20 * time.Second})
+	if want := "the page sent itself on 21 times before any page loaded"; errcode.Of(err) != errcode.NavigationFailed || !strings.Contains(err.Error(), want) {
+		t.Errorf("open of a redirect loop: %v, want navigation_failed with %q", err, want)
+	} else if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("open of a redirect loop failed after %v, want well before its 20 s timeout", d.Round(time.Millisecond))
 	}
 	// One to a server that never answers names it.
 	_, err = s.Open(context.Background(), tabs.OpenOptions{Name: "never", URL: ps.URL + "/bounce?when=never", Timeout: 2 * time.Second})

@@ -269,6 +269,9 @@ func (t *Page) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavR
 				}
 				res.LoaderID = ev.LoaderID
 				redirects++
+				if redirects > MaxClientRedirects {
+					return nil, t.redirectLoop(rawURL, redirects, ev.LoaderID)
+				}
 				continue
 			}
 			if !ownCommitted {
@@ -410,6 +413,25 @@ func (t *Page) awaitOlderNavigations(ctx context.Context, rawURL string, committ
 			return &Error{Code: errcode.NavigationFailed, Msg: fmt.Sprintf("navigate to %s: the page that was there had a navigation of its own in flight, to %s, which had neither committed nor ended within the timeout; %s", rawURL, msg.Trim(old.url, 120), ownNavHint)}
 		}
 	}
+}
+
+// MaxClientRedirects is how many client-side redirects an open follows
+// before its page loads: as many as Chromium follows HTTP redirects
+// (net::ERR_TOO_MANY_REDIRECTS past 20). One more is taken for a loop.
+const MaxClientRedirects = 20
+
+// redirectLoop returns the navigation_failed error of an open of rawURL
+// that followed n client-side redirects before any page loaded, the last
+// to the document of loader doc.
+func (t *Page) redirectLoop(rawURL string, n int, doc cdp.LoaderID) error {
+	t.evMu.Lock()
+	last := t.docReqAt[doc].url
+	t.evMu.Unlock()
+	if last == "" {
+		last = t.LastURL()
+	}
+	return &Error{Code: errcode.NavigationFailed, Msg: fmt.Sprintf("navigate to %s: the page sent itself on %d times before any page loaded, the last to %s: a client-side redirect loop (location.replace or location.href in its scripts), which may still be running in the tab", rawURL, n, msg.Trim(last, 120)),
+		Hint: "Chromium stops HTTP redirects after 20, and tabpilot client-side ones; a page that keeps sending itself on often wants a cookie or a login it does not get. Open another page in the tab, or close it, to end the loop."}
 }
 
 // tookOver returns the navigation_failed error of a navigation to rawURL
