@@ -650,6 +650,37 @@ func TestClickHiddenByHover(t *testing.T) {
 	}
 }
 
+// TestClickHiddenByMousemove: a button that its own mousemove handler
+// hides (a handler that runs as the mouse move reaches it, after the
+// page's mouseenter handlers) is not pressed either: the click fails at
+// once as hidden by the pointer, not after the wait for a hidden element,
+// and what was under the pointer gets nothing, the window's capture-phase
+// listeners included.
+func TestClickHiddenByMousemove(t *testing.T) {
+	t.Parallel()
+	base := httptestServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Move</title><script>window.hits = [];
+for (const type of ['pointerdown', 'mousedown', 'click']) addEventListener(type, (e) => { if (e.isTrusted) hits.push('window ' + type); }, true);</script>
+<p onpointerdown="hits.push('p down')" onclick="hits.push('p')"><button id=h onclick="hits.push('h')">Hide on move</button>&nbsp;</p>
+<script>h.addEventListener('mousemove', () => { h.style.visibility = 'hidden'; });</script>`)
+	}))
+	tab := obsOpen(t, base+"/")
+	start := time.Now()
+	err := run(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
+		_, err := tb.Click(ctx, tabs.Target{Selector: "#h"})
+		return err
+	})
+	if errcode.Of(err) != errcode.NotActionable || !strings.Contains(err.Error(), "became hidden as the pointer reached it") {
+		t.Errorf("click: %v, want not_actionable: became hidden as the pointer reached it", err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("the click failed after %v, want at once (not after the 5 s wait for a hidden element)", d.Round(time.Millisecond))
+	}
+	if got := evalString(t, tab, "hits.join()"); got != "" {
+		t.Errorf("hits %q, want none", got)
+	}
+}
+
 // TestClickWaitsForASlowAnswer: a button that a 2.5 s fetch enables, and
 // one under an overlay that the answer of such a fetch removes, are
 // clicked once the answer comes: a request in flight for less than 10 s
