@@ -835,6 +835,48 @@ func TestClickSelectorRemovedOnHover(t *testing.T) {
 	}
 }
 
+// TestClickFrameChainUnderOverlay: a button of a same-origin iframe
+// found by a selector chain (iframe >> ...) is hit-tested on the top page
+// too, as by number: under an overlay of the parent page that goes 1.2 s
+// after load it is clicked once the overlay has gone, and under one that
+// stays the click fails as covered, with the overlay's own pointer
+// handlers never run.
+func TestClickFrameChainUnderOverlay(t *testing.T) {
+	t.Parallel()
+	base := httptestServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/inner" {
+			fmt.Fprint(w, `<!doctype html><button onclick="parent.log.push('pay')">Pay in frame</button>`)
+			return
+		}
+		goes := ""
+		if r.URL.Query().Get("goes") != "" {
+			goes = `<script>addEventListener('load', () => setTimeout(() => ov.remove(), 1200));</script>`
+		}
+		fmt.Fprint(w, `<!doctype html><title>Overlay</title><script>window.log = [];</script>
+<iframe src="/inner" style="position:absolute;left:10px;top:10px;width:300px;height:100px;border:0"></iframe>
+<div id=ov style="position:fixed;inset:0;background:rgba(255,255,255,.5);z-index:3" onpointerdown="log.push('overlay down')" onpointerup="log.push('overlay up')" onclick="log.push('overlay')"></div>`+goes)
+	}))
+	for _, c := range []struct {
+		query, want string
+		ok          bool
+	}{{"?goes=1", "pay", true}, {"", "", false}} {
+		tab := obsOpen(t, base+"/"+c.query)
+		err := run(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
+			_, err := tb.Click(ctx, tabs.Target{Selector: `iframe >> aria/Pay in frame[role="button"]`})
+			return err
+		})
+		switch {
+		case c.ok && err != nil:
+			t.Errorf("click under an overlay that goes: %v", err)
+		case !c.ok && (errcode.Of(err) != errcode.NotActionable || !strings.Contains(err.Error(), "is covered by div#ov")):
+			t.Errorf("click under an overlay that stays: %v, want not_actionable: is covered by div#ov", err)
+		}
+		if got := evalString(t, tab, "log.join()"); got != c.want {
+			t.Errorf("page %q: log %q, want %q", c.query, got, c.want)
+		}
+	}
+}
+
 // TestClickSameOriginFrameUnderOverlay: a button of a same-origin iframe
 // under a transparent overlay of the parent page, which goes 1.2 s after
 // load, is clicked once it has gone, as on a page of one document; the

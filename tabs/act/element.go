@@ -92,7 +92,7 @@ type element struct {
 	number  int // the element number, when the target was one
 	backend cdp.BackendNodeID
 	sess    *chromedp.Target // the out-of-process iframe it is in; nil: the page (pagecore)
-	frame   cdp.FrameID      // the frame of its document, for a number (the observation's)
+	frame   cdp.FrameID      // the frame of its document: a number's (the observation's), or a same-process frame a selector chain entered
 	// box and fx, fy are what the last actionability check saw: the
 	// element's border box and the point it hit-tested, in its frame's
 	// viewport CSS pixels (for verify).

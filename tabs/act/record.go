@@ -115,6 +115,9 @@ type match struct {
 	// sess is the session of an out-of-process iframe the node is in;
 	// nil: the page's.
 	sess *chromedp.Target
+	// frame is the same-process frame a chain entered to find the node
+	// (an <iframe>'s, in sess); "": the document of sess.
+	frame cdp.FrameID
 }
 
 // matchKey identifies a match across sessions: backend node ids are per
@@ -211,7 +214,7 @@ func (t *Actor) enterFrames(ctx context.Context, roots []match) ([]match, error)
 			if err != nil || res.Object == nil {
 				continue
 			}
-			out = append(out, match{backend: cd.BackendNodeID, obj: res.Object.ObjectID, sess: r.sess})
+			out = append(out, match{backend: cd.BackendNodeID, obj: res.Object.ObjectID, sess: r.sess, frame: d.Node.FrameID})
 			continue
 		}
 		if d.Node.FrameID == "" {
@@ -254,7 +257,7 @@ func (t *Actor) ariaIn(ctx context.Context, root match, rest string) ([]match, e
 		if err != nil || r.Object == nil {
 			continue
 		}
-		out = append(out, match{backend: n.BackendDOMNodeID, obj: r.Object.ObjectID, sess: root.sess})
+		out = append(out, match{backend: n.BackendDOMNodeID, obj: r.Object.ObjectID, sess: root.sess, frame: root.frame})
 	}
 	return out, nil
 }
@@ -303,7 +306,7 @@ func (t *Actor) cssIn(ctx context.Context, root match, sel string) ([]match, err
 		if err != nil || d.Node == nil {
 			continue
 		}
-		out = append(out, match{backend: d.Node.BackendNodeID, obj: p.Value.ObjectID, sess: root.sess})
+		out = append(out, match{backend: d.Node.BackendNodeID, obj: p.Value.ObjectID, sess: root.sess, frame: root.frame})
 	}
 	return out, nil
 }
@@ -324,7 +327,7 @@ func (t *Actor) resolveCounted(ctx context.Context, sel string) (*element, error
 			Msg:  (&AmbiguousError{Selector: sel, Count: len(ms)}).Error(),
 			Hint: "Scope it by what tells the elements apart: `aria/Row name[role=\"row\"] >> aria/Delete[role=\"button\"]`; observe shows the candidates."}
 	}
-	return &element{obj: ms[0].obj, desc: fmt.Sprintf("%q", sel), backend: ms[0].backend, sess: ms[0].sess}, nil
+	return &element{obj: ms[0].obj, desc: fmt.Sprintf("%q", sel), backend: ms[0].backend, sess: ms[0].sess, frame: ms[0].frame}, nil
 }
 
 // Found is one node a selector matched: its backend node id and the
