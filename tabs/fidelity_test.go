@@ -681,6 +681,44 @@ for (const type of ['pointerdown', 'mousedown', 'click']) addEventListener(type,
 	}
 }
 
+// TestClickCoveredAtThePress: a button whose mousedown handler puts a
+// backdrop over the page (a menu that opens on the press) gets the press
+// but not the click: the error says the press landed and the page may
+// have acted on it, not that the button never got anything; and a click
+// that a window capture-phase listener of the page stops on its way says
+// that a listener stopped it.
+func TestClickCoveredAtThePress(t *testing.T) {
+	t.Parallel()
+	base := httptestServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Menu</title><script>window.hits = [];</script>
+<button id=m onmousedown="hits.push('down'); document.body.insertAdjacentHTML('beforeend', '<div id=bd style=&quot;position:fixed;inset:0;z-index:9&quot;></div>')" onclick="hits.push('click')">Open menu</button>
+<button id=s onclick="hits.push('s')">Stopped</button>
+<script>addEventListener('click', (e) => { if (e.target.id === 's') { hits.push('window'); e.stopImmediatePropagation(); } }, true);</script>`)
+	}))
+	tab := obsOpen(t, base+"/")
+	click := func(sel string) error {
+		return run(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
+			_, err := tb.Click(ctx, tabs.Target{Selector: sel})
+			return err
+		})
+	}
+	err := click("#m")
+	if errcode.Of(err) != errcode.NotActionable || !strings.Contains(err.Error(), "got the press (mousedown), then div#bd covered it") {
+		t.Errorf("click #m: %v, want not_actionable: got the press (mousedown), then div#bd covered it", err)
+	}
+	if got := evalString(t, tab, "const h = hits.join(); bd.remove(); hits.length = 0; h"); got != "down" {
+		t.Errorf("hits after the click on #m: %q, want down (the press, no click)", got)
+	}
+	err = click("#s")
+	var te *tabs.Error
+	if !errors.As(err, &te) || te.Code != errcode.NotActionable || !strings.Contains(te.Hint, "one on the window, in the capture phase") {
+		t.Errorf("click #s: %v, want not_actionable with a hint on a capture-phase listener", err)
+	}
+	if got := evalString(t, tab, "hits.join()"); got != "window" {
+		t.Errorf("hits %q, want window", got)
+	}
+}
+
 // TestClickWaitsForASlowAnswer: a button that a 2.5 s fetch enables, and
 // one under an overlay that the answer of such a fetch removes, are
 // clicked once the answer comes: a request in flight for less than 10 s

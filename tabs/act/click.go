@@ -198,10 +198,17 @@ func (t *Actor) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionRe
 		case got.By != "" && got.Moved:
 			return nil, false, &pagecore.Error{Code: errcode.NotActionable, Msg: el.desc + " moved away from the pointer as the mouse reached it (a mouseover or pointer handler of the page moved it), so the press would have gone to " + got.By + ", under the pointer; tabpilot stopped the click from reaching it",
 				Hint: "Such an element cannot be clicked by a person either; if it moves only once, observe again and click it where it is now."}
+		case got.By != "" && got.Pressed:
+			// Covered between the press and the release, where it
+			// stood (a backdrop a menu puts up on mousedown): no
+			// click, but the page had the press.
+			return nil, false, &pagecore.Error{Code: errcode.NotActionable, Msg: el.desc + " got the press (mousedown), then " + got.By + " covered it, so the release and the click went there, and tabpilot stopped them; the element's click handlers did not run, but the page had the press and may have acted on it (menus open on mousedown)",
+				Hint: "Observe before clicking again: if a menu or list opened, act on it; clicking the element again would go to what covers it now."}
 		case got.By != "":
 			return nil, false, &pagecore.Error{Code: errcode.NotActionable, Msg: el.desc + " did not receive the click: " + got.By + " was on top of it at that moment, and tabpilot stopped the click from reaching it"}
 		case !got.Reached:
-			return nil, false, &pagecore.Error{Code: errcode.NotActionable, Msg: el.desc + " did not receive the click event (a page listener stopped it before it got there, or another element took it)"}
+			return nil, false, &pagecore.Error{Code: errcode.NotActionable, Msg: el.desc + " did not receive the click event (a page listener stopped it before it got there, or another element took it)",
+				Hint: "A listener of the page stopped the click event before it reached the element (one on the window, in the capture phase, runs first), and the page may have acted on it there: observe before clicking again."}
 		default:
 			// The click went to the element, as a person's would, and a
 			// listener of the page on its way (a delegating one on the
