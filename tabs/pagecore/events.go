@@ -123,7 +123,7 @@ func (t *Page) onEvent(ev any) {
 				if t.navStarted == nil || len(t.navStarted) >= docsMax {
 					t.navStarted = map[cdp.LoaderID]docRequest{}
 				}
-				t.navStarted[ev.LoaderID] = docRequest{at: time.Now(), url: ev.URL}
+				t.navStarted[ev.LoaderID] = docRequest{time.Now(), ev.URL}
 				t.st.wakeLocked()
 				t.evMu.Unlock()
 			}
@@ -207,7 +207,7 @@ func (t *Page) onEvent(ev any) {
 			t.pruneDocsLocked()
 			t.postDocs[ev.LoaderID] = ev.Request.Method == "POST"
 			if _, ok := t.docReqAt[ev.LoaderID]; !ok {
-				t.docReqAt[ev.LoaderID] = docRequest{time.Now(), ev.Timestamp, ev.Request.URL}
+				t.docReqAt[ev.LoaderID] = docRequest{time.Now(), ev.Request.URL}
 			}
 		}
 		if len(t.inflight) < 10000 && !workerScript(ev) {

@@ -214,7 +214,7 @@ func (t *Page) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavR
 	first := res.LoaderID // the document navigated to, before any redirect of its own
 	var foreign error     // the previous page's navigation committed before this one's (tookOver)
 	ownCommitted := false // an event of the document navigated to (or of a redirect's) came
-	var ownAt docCommit   // when that document committed
+	var committedAt time.Time
 	var loadedAt time.Time
 	sig := t.dialogSignal()
 	evc := make(chan page.EventLifecycleEvent)
@@ -254,7 +254,7 @@ func (t *Page) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavR
 				if ev.Name != "init" || loaded {
 					continue
 				}
-				if err := t.tookOver(rawURL, ev.LoaderID, ownCommitted, ownAt); err != nil {
+				if err := t.tookOver(rawURL, ev.LoaderID, ownCommitted, committedAt); err != nil {
 					if ownCommitted {
 						return nil, err // the page asked for is gone
 					}
@@ -275,7 +275,7 @@ func (t *Page) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavR
 				continue
 			}
 			if !ownCommitted {
-				ownCommitted, ownAt = true, docCommit{time.Now(), ev.Timestamp}
+				ownCommitted, committedAt = true, time.Now()
 				foreign = nil
 			}
 			if ev.Name == "load" && !loaded {
@@ -309,7 +309,7 @@ func (t *Page) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavR
 				if note := t.AwaitSettled(ctx, NavLoadWait); note != "" {
 					out.Notes = append(out.Notes, note)
 				}
-				if err := t.awaitOlderNavigations(ctx, rawURL, ownAt); err != nil {
+				if err := t.awaitOlderNavigations(ctx, rawURL, committedAt); err != nil {
 					return nil, err
 				}
 				t.evMu.Lock()
@@ -319,7 +319,7 @@ func (t *Page) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavR
 					// The page moved on during the settle: by a navigation
 					// of its own, or by one the previous page had in flight
 					// that committed only after this one loaded.
-					if err := t.tookOver(rawURL, doc, true, ownAt); err != nil {
+					if err := t.tookOver(rawURL, doc, true, committedAt); err != nil {
 						return nil, err
 					}
 				}
@@ -383,18 +383,18 @@ func (t *Page) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavR
 }
 
 // awaitOlderNavigations waits until no top-level navigation that started
-// before the document navigated to committed is still in
+// before the document navigated to committed (at committedAt) is still in
 // flight. Such a navigation is the previous page's (a redirect it asked
 // for as this one got ready to commit): Chromium does not cancel it when
 // this one commits, and it commits over the page asked for when its server
 // answers. Settled, the open checks the tab's document (tookOver); at the
 // timeout it fails with navigation_failed naming that navigation.
-func (t *Page) awaitOlderNavigations(ctx context.Context, rawURL string, committed docCommit) error {
+func (t *Page) awaitOlderNavigations(ctx context.Context, rawURL string, committedAt time.Time) error {
 	for {
 		t.evMu.Lock()
 		var old *docRequest
 		for _, r := range t.navStarted {
-			if r.before(committed) {
+			if r.at.Before(committedAt) {
 				old = &r
 				break
 			}
@@ -438,15 +438,15 @@ func (t *Page) redirectLoop(rawURL string, n int, doc cdp.LoaderID) error {
 // that another top-level document, loader doc, replaced: one that
 // committed before the document navigated to did (own is false), or that
 // was requested (Network.requestWillBeSent) before that document committed
-// (docRequest.before). Such a document is the previous page's own navigation (a
+// at committedAt. Such a document is the previous page's own navigation (a
 // redirect loop, a timer) still in flight, never a redirect of the page
 // asked for. Otherwise it returns nil: doc is a client-side redirect of
 // the page asked for.
-func (t *Page) tookOver(rawURL string, doc cdp.LoaderID, own bool, committed docCommit) error {
+func (t *Page) tookOver(rawURL string, doc cdp.LoaderID, own bool, committedAt time.Time) error {
 	t.evMu.Lock()
 	asked, known := t.docReqAt[doc]
 	t.evMu.Unlock()
-	if own && (!known || !asked.before(committed)) {
+	if own && (!known || !asked.at.Before(committedAt)) {
 		return nil
 	}
 	to := asked.url

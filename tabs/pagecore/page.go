@@ -384,35 +384,10 @@ func (t *Page) RunPopup(ctx context.Context) string {
 }
 
 // docRequest is when a top-level document was first requested, and its
-// URL then: at is when the event came, ts the protocol's timestamp of the
-// request (Network.requestWillBeSent; 0 when the event has none, as
-// Page.frameStartedNavigating).
+// URL then.
 type docRequest struct {
 	at  time.Time
-	ts  cdp.MonotonicTime
 	url string
-}
-
-// docCommit is when the document navigated to committed: at is when its
-// first lifecycle event (Page.lifecycleEvent "init") came, ts that
-// event's timestamp.
-type docCommit struct {
-	at time.Time
-	ts cdp.MonotonicTime
-}
-
-// before reports whether r was requested before c committed. Both
-// timestamps are the browser's monotonic clock, shared by its processes,
-// so they order a request the browser saw against a commit the renderer
-// reported, whose events come on different pipes and can arrive in the
-// other order (a page that sends itself on in an inline script: its
-// request can arrive before its own commit's "init"); without a
-// timestamp, the order the events came in.
-func (r docRequest) before(c docCommit) bool {
-	if r.ts > 0 && c.ts > 0 {
-		return r.ts < c.ts
-	}
-	return r.at.Before(c.at)
 }
 
 // NavState is what the page's event state says of its top document:
