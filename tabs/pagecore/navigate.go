@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
@@ -420,18 +421,48 @@ func (t *Page) awaitOlderNavigations(ctx context.Context, rawURL string, committ
 // (net::ERR_TOO_MANY_REDIRECTS past 20). One more is taken for a loop.
 const MaxClientRedirects = 20
 
-// redirectLoop returns the navigation_failed error of an open of rawURL
-// that followed n client-side redirects before any page loaded, the last
-// to the document of loader doc.
+// redirectLoop ends the loop (endLoop) and returns the navigation_failed
+// error of an open of rawURL that followed n client-side redirects
+// before any page loaded, the last to the document of loader doc.
 func (t *Page) redirectLoop(rawURL string, n int, doc cdp.LoaderID) error {
+	t.endLoop()
 	t.evMu.Lock()
 	last := t.docReqAt[doc].url
 	t.evMu.Unlock()
 	if last == "" {
 		last = t.LastURL()
 	}
-	return &Error{Code: errcode.NavigationFailed, Msg: fmt.Sprintf("navigate to %s: the page sent itself on %d times before any page loaded, the last to %s: a client-side redirect loop (location.replace or location.href in its scripts), which may still be running in the tab", rawURL, n, msg.Trim(last, 120)),
-		Hint: "Chromium stops HTTP redirects after 20, and tabpilot client-side ones; a page that keeps sending itself on often wants a cookie or a login it does not get. Open another page in the tab, or close it, to end the loop."}
+	return &Error{Code: errcode.NavigationFailed, Msg: fmt.Sprintf("navigate to %s: the page sent itself on more than %d times before any page loaded, the last to %s (client-side redirects: location.replace or location.href in its scripts); tabpilot stopped it there", rawURL, MaxClientRedirects, msg.Trim(last, 120)),
+		Hint: "Chromium follows at most 20 HTTP redirects, and tabpilot as many client-side ones; a page that keeps sending itself on is often a loop that wants a cookie or a login it does not get."}
+}
+
+// loopEndWait bounds how long endLoop waits for the loop's last
+// navigation to end.
+const loopEndWait = 3 * time.Second
+
+// endLoop ends a client-side redirect loop in the tab. It turns the
+// page's scripts off (Emulation.setScriptExecutionDisabled), so that the
+// document the loop has committed, or has in flight, loads without
+// running the script that would send it on, waits (at most loopEndWait)
+// until the top document has loaded and no top-level navigation is in
+// flight, and turns them on again. The tab is left on the loop's last
+// document, as it loaded without its scripts. Page.stopLoading alone
+// does not end it: it races the last document's inline script.
+func (t *Page) endLoop() {
+	ctx, cancel := context.WithTimeout(t.ctx, loopEndWait+2*time.Second)
+	defer cancel()
+	if _, err := cdp.Call(ctx, t.target, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
+		t.env.Log.Debug("end a redirect loop: turn scripts off", "tab", t.name, "err", err)
+		return
+	}
+	defer func() {
+		if _, err := cdp.Call(ctx, t.target, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: false}); err != nil {
+			t.env.Log.Warn("end a redirect loop: turn scripts on again", "tab", t.name, "err", err)
+		}
+	}()
+	t.waitState(ctx, loopEndWait, false, func() (bool, bool) {
+		return !t.navPending && !t.loading, true
+	})
 }
 
 // tookOver returns the navigation_failed error of a navigation to rawURL
