@@ -757,6 +757,44 @@ func TestPopupFirstUseSettles(t *testing.T) {
 	}
 }
 
+// TestClickIntoRedirectLoop: a click on a link to a page that sends
+// itself on forever before it loads returns after 20 redirects, not after
+// the 5 s the wait for the new page allows, with a note saying so, and
+// the chain ends there: the tab is quiet, and the next open gets its page.
+func TestClickIntoRedirectLoop(t *testing.T) {
+	t.Parallel()
+	ps := settlePages(t)
+	s := newSup(t)
+	if _, err := s.Open(context.Background(), tabs.OpenOptions{Name: "c", URL: ps.URL + "/static?before=loop", Timeout: 8 * time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	var res *tabs.ActionResult
+	start := time.Now()
+	err := s.Run(context.Background(), "c", 20*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
+		if _, err := tb.Evaluate(ctx, `document.body.insertAdjacentHTML('afterbegin', '<a id=go href="/loop">Go round</a>')`, nil); err != nil {
+			return err
+		}
+		var err error
+		res, err = tb.Click(ctx, tabs.Target{Selector: "#go"})
+		return err
+	}))
+	d := time.Since(start)
+	if err != nil || res == nil || !res.Navigated || !strings.Contains(res.Note, "sent itself on more than 20 times") {
+		t.Fatalf("click a link to a redirect loop: %v, %+v; want navigated with a note on more than 20 redirects", err, res)
+	}
+	if d > 4*time.Second {
+		t.Errorf("the click returned after %v, want before the 5 s wait for the new page", d.Round(time.Millisecond))
+	}
+	u1 := evalOn(t, s, "c", "location.href")
+	if time.Sleep(300 * time.Millisecond); evalOn(t, s, "c", "location.href") != u1 {
+		t.Errorf("the redirect loop still runs after the click (it was at %s)", u1)
+	}
+	want := ps.URL + "/static?after=click"
+	if res, err := s.Open(context.Background(), tabs.OpenOptions{Name: "c", URL: want, Timeout: 8 * time.Second}); err != nil || res.URL != want {
+		t.Errorf("open %s after the loop: %v, %+v", want, err, res)
+	}
+}
+
 // TestOpenFollowsClientRedirect: a page that navigates itself before its
 // load event (location.href in an inline script, location.replace, at
 // DOMContentLoaded, in a timer, or to another such page) is followed to

@@ -466,6 +466,9 @@ func (t *Page) awaitQuiet(ctx context.Context, loadLimit time.Duration, route bo
 	var capFor cdp.LoaderID
 	docs := 0 // the documents loaded during the settle, one after the other
 	sig := t.dialogSignal()
+	t.evMu.Lock()
+	seq0 := t.navSeq
+	t.evMu.Unlock()
 	for {
 		now := time.Now()
 		t.evMu.Lock()
@@ -475,6 +478,14 @@ func (t *Page) awaitQuiet(ctx context.Context, loadLimit time.Duration, route bo
 		}
 		s := &t.st
 		loaded := s.doc != "" && s.loaded == s.doc
+		if !loaded && t.navSeq-seq0 > MaxClientRedirects {
+			// A page that sends itself on before it loads, over and
+			// over (a client-side redirect loop after a click): ended
+			// there, as an open ends one.
+			t.evMu.Unlock()
+			t.endLoop()
+			return fmt.Sprintf("the new page sent itself on more than %d times before any page loaded, the last to %s (client-side redirects); tabpilot stopped it there", MaxClientRedirects, msg.Trim(t.LastURL(), 120))
+		}
 		start := s.loadAt
 		if route && s.routeAt.After(start) {
 			start = s.routeAt
