@@ -174,6 +174,21 @@ func mergeFeatures(flags []string) []string {
 	return out
 }
 
+// CheckArgs refuses, with bad_request, an extra browser argument that is
+// not a Chromium switch (-name, --name or --name=value): chromedp would
+// pass "Translate" on as --Translate, which Chromium ignores without a
+// word.
+func CheckArgs(args []string) error {
+	for _, a := range args {
+		name, _ := splitFlag(a)
+		if !strings.HasPrefix(strings.TrimSpace(a), "-") || name == "" {
+			return &Error{Code: errcode.BadRequest, Msg: fmt.Sprintf("browser argument %q is not a Chromium switch", a),
+				Hint: "Give each as --name or --name=value, e.g. --disable-features=Translate."}
+		}
+	}
+	return nil
+}
+
 // Handle is one browser connection. Its methods are safe for concurrent use.
 type Handle struct {
 	kind    Kind
@@ -342,6 +357,9 @@ func Launch(parent, ctx context.Context, o *Options) (*Handle, error) {
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
+	}
+	if err := CheckArgs(opts.Args); err != nil {
+		return nil, err
 	}
 	start := time.Now()
 	exe, err := Find(opts.ExecPath)

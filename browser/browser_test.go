@@ -304,3 +304,22 @@ func TestLaunchNoBrowserWebUI(t *testing.T) {
 		t.Fatalf("no renderer of the browser found by %s", dir)
 	}
 }
+
+// TestLaunchRefusesANonSwitch: an extra argument that is not a Chromium
+// switch is refused with bad_request before anything starts, not passed
+// on as a switch Chromium ignores.
+func TestLaunchRefusesANonSwitch(t *testing.T) {
+	for _, a := range []string{"Translate", "--", "=x", ""} {
+		ctx := context.Background()
+		h, err := Launch(ctx, ctx, &Options{StateDir: t.TempDir(), Args: []string{"--mute-audio", a}})
+		if err == nil {
+			h.Close(ctx)
+		}
+		if errcode.Of(err) != errcode.BadRequest || !strings.Contains(err.Error(), "is not a Chromium switch") {
+			t.Errorf("launch with %q: %v, want bad_request: is not a Chromium switch", a, err)
+		}
+	}
+	if err := CheckArgs([]string{"--disable-features=Translate", "-a", "--b=1"}); err != nil {
+		t.Errorf("CheckArgs of switches: %v", err)
+	}
+}

@@ -185,6 +185,11 @@ func RewriteCDPHost(seCDP, gridURL string) (string, error) {
 // Errors: *Error with errcode.BrowserUnavailable (no session) or
 // errcode.AttachFailed (no CDP).
 func ConnectGrid(parent, ctx context.Context, key Key, o *Options) (*Handle, error) {
+	if o != nil {
+		if err := CheckArgs(o.Args); err != nil {
+			return nil, err
+		}
+	}
 	if key.Kind != Grid {
 		return nil, &Error{Code: errcode.BadRequest, Msg: fmt.Sprintf("ConnectGrid of a %s key", key.Kind)}
 	}
