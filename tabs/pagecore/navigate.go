@@ -271,7 +271,7 @@ func (t *Page) navigateRaw(ctx context.Context, rawURL, waitUntil string) (*NavR
 				res.LoaderID = ev.LoaderID
 				redirects++
 				if redirects > MaxClientRedirects {
-					return nil, t.redirectLoop(rawURL, redirects, ev.LoaderID)
+					return nil, t.redirectLoop(rawURL, ev.LoaderID)
 				}
 				continue
 			}
@@ -422,9 +422,10 @@ func (t *Page) awaitOlderNavigations(ctx context.Context, rawURL string, committ
 const MaxClientRedirects = 20
 
 // redirectLoop ends the loop (endLoop) and returns the navigation_failed
-// error of an open of rawURL that followed n client-side redirects
-// before any page loaded, the last to the document of loader doc.
-func (t *Page) redirectLoop(rawURL string, n int, doc cdp.LoaderID) error {
+// error of an open of rawURL that followed MaxClientRedirects client-side
+// redirects before any page loaded, the last to the document of loader
+// doc.
+func (t *Page) redirectLoop(rawURL string, doc cdp.LoaderID) error {
 	t.endLoop()
 	t.evMu.Lock()
 	last := t.docReqAt[doc].url
@@ -432,8 +433,15 @@ func (t *Page) redirectLoop(rawURL string, n int, doc cdp.LoaderID) error {
 	if last == "" {
 		last = t.LastURL()
 	}
-	return &Error{Code: errcode.NavigationFailed, Msg: fmt.Sprintf("navigate to %s: the page sent itself on more than %d times before any page loaded, the last to %s (client-side redirects: location.replace or location.href in its scripts); tabpilot stopped it there", rawURL, MaxClientRedirects, msg.Trim(last, 120)),
+	return &Error{Code: errcode.NavigationFailed, Msg: fmt.Sprintf("navigate to %s: %s", rawURL, sentOnTooOften(last)),
 		Hint: "Chromium follows at most 20 HTTP redirects, and tabpilot as many client-side ones; a page that keeps sending itself on is often a loop that wants a cookie or a login it does not get."}
+}
+
+// sentOnTooOften says that a page sent itself on more than
+// MaxClientRedirects times before any page loaded, the last to last, and
+// that tabpilot ended it there (endLoop).
+func sentOnTooOften(last string) string {
+	return fmt.Sprintf("the page sent itself on more than %d times before any page loaded, the last to %s (client-side redirects: location.replace or location.href in its scripts); tabpilot stopped it there", MaxClientRedirects, msg.Trim(last, 120))
 }
 
 // loopEndWait bounds how long endLoop waits for the loop's last
@@ -449,18 +457,24 @@ const loopEndWait = 3 * time.Second
 // document, as it loaded without its scripts. Page.stopLoading alone
 // does not end it: it races the last document's inline script.
 func (t *Page) endLoop() {
-	ctx, cancel := context.WithTimeout(t.ctx, loopEndWait+2*time.Second)
-	defer cancel()
-	if _, err := cdp.Call(ctx, t.target, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
+	scripts := func(off bool) error {
+		// Each call has its own bound: scripts must come back on
+		// however long the wait took.
+		ctx, cancel := context.WithTimeout(t.ctx, 2*time.Second)
+		defer cancel()
+		_, err := cdp.Call(ctx, t.target, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: off})
+		return err
+	}
+	if err := scripts(true); err != nil {
 		t.env.Log.Debug("end a redirect loop: turn scripts off", "tab", t.name, "err", err)
 		return
 	}
 	defer func() {
-		if _, err := cdp.Call(ctx, t.target, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: false}); err != nil {
+		if err := scripts(false); err != nil {
 			t.env.Log.Warn("end a redirect loop: turn scripts on again", "tab", t.name, "err", err)
 		}
 	}()
-	t.waitState(ctx, loopEndWait, false, func() (bool, bool) {
+	t.waitState(t.ctx, loopEndWait, false, func() (bool, bool) {
 		return !t.navPending && !t.loading, true
 	})
 }

@@ -484,7 +484,7 @@ func (t *Page) awaitQuiet(ctx context.Context, loadLimit time.Duration, route bo
 			// there, as an open ends one.
 			t.evMu.Unlock()
 			t.endLoop()
-			return fmt.Sprintf("the new page sent itself on more than %d times before any page loaded, the last to %s (client-side redirects); tabpilot stopped it there", MaxClientRedirects, msg.Trim(t.LastURL(), 120))
+			return sentOnTooOften(t.LastURL())
 		}
 		start := s.loadAt
 		if route && s.routeAt.After(start) {
