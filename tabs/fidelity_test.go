@@ -915,6 +915,38 @@ func TestClickFrameChainUnderOverlay(t *testing.T) {
 	}
 }
 
+// TestClickChainTextXPath: text/, xpath/ and pierce/ parts of a scope
+// chain search below what the part before matched: text/ inside a
+// same-origin iframe (a clickable span with no role, as the recorder
+// writes it), xpath/ relative to a row, pierce/ into the open shadow
+// root of a host.
+func TestClickChainTextXPath(t *testing.T) {
+	t.Parallel()
+	base := httptestServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/inner" {
+			fmt.Fprint(w, `<!doctype html><p>Terms</p><span style="cursor:pointer" onclick="parent.log.push('continue')">Continue here</span>`)
+			return
+		}
+		fmt.Fprint(w, `<!doctype html><title>Chain</title><script>window.log = [];</script>
+<div id=r1><button onclick="log.push('r1')">Edit</button><span id=h1></span></div>
+<div id=r2><button onclick="log.push('r2')">Edit</button><span id=h2></span></div>
+<iframe title="Terms" src="/inner" style="width:300px;height:100px;border:0"></iframe>
+<script>for (const id of ['h1', 'h2']) document.getElementById(id).attachShadow({mode: 'open'}).innerHTML = '<button onclick="log.push(\'' + id + '\')">Inner</button>';</script>`)
+	}))
+	tab := obsOpen(t, base+"/")
+	for _, sel := range []string{`iframe[title="Terms"] >> text/Continue here`, `#r2 >> xpath/.//button`, `#h1 >> pierce/button`} {
+		if err := run(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
+			_, err := tb.Click(ctx, tabs.Target{Selector: sel})
+			return err
+		}); err != nil {
+			t.Errorf("click %s: %v", sel, err)
+		}
+	}
+	if got := evalString(t, tab, "log.join()"); got != "continue,r2,h1" {
+		t.Errorf("log %q, want continue,r2,h1", got)
+	}
+}
+
 // TestClickSameOriginFrameUnderOverlay: a button of a same-origin iframe
 // under a transparent overlay of the parent page, which goes 1.2 s after
 // load, is clicked once it has gone, as on a page of one document; the

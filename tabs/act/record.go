@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/tabpilot/tabpilot/errcode"
+	"github.com/tabpilot/tabpilot/tabs/js"
 	"github.com/tabpilot/tabpilot/tabs/pagecore"
 )
 
@@ -27,8 +28,9 @@ import (
 
 // ScopeSep separates the parts of a scoped selector: in
 // `aria/Alice[role="row"] >> aria/Delete[role="button"]` the second part
-// is searched inside what the first matches. Each part is an aria/
-// selector or a CSS selector. A part that matches an <iframe> or <frame>
+// is searched inside what the first matches. Each part is an aria/ or
+// a CSS selector (every match), or a text/, xpath/ or pierce/ one (its
+// first match below the scope). A part that matches an <iframe> or <frame>
 // enters it: the next part is searched in the document it shows
 // (`iframe[title="Payments"] >> aria/Pay now[role="button"]`), in the
 // page's session for a same-process frame, in the iframe's own session
@@ -142,8 +144,8 @@ func scoped(sel string) bool { return strings.Contains(sel, ScopeSep) }
 
 // matchAll returns every node a selector matches in the top document, in
 // document order: for a chain, the last part's matches inside any match
-// of the part before. Parts are aria/ or CSS selectors. Errors:
-// bad_request for another engine in a chain.
+// of the part before. Parts are aria/, CSS, text/, xpath/ or pierce/
+// selectors. Errors: bad_request for another engine in a chain.
 func (t *Actor) matchAll(ctx context.Context, sel string) ([]match, error) {
 	doc, err := cdp.Call(ctx, t.Target(), runtime.Evaluate, runtime.EvaluateParams{Expression: "document"})
 	if err != nil || doc.Result == nil {
@@ -170,8 +172,10 @@ func (t *Actor) matchAll(ctx context.Context, sel string) ([]match, error) {
 				got, err = t.ariaIn(ctx, r, rest)
 			case "css":
 				got, err = t.cssIn(ctx, r, rest)
+			case "text", "xpath", "pierce":
+				got, err = t.queryIn(ctx, r, engine, rest)
 			default:
-				return nil, pagecore.Errorf(errcode.BadRequest, "in a selector with %q, each part is an aria/ or a CSS selector, not %s/", strings.TrimSpace(ScopeSep), engine)
+				return nil, pagecore.Errorf(errcode.BadRequest, "in a selector with %q, each part is an aria/, CSS, text/, xpath/ or pierce/ selector, not %s/", strings.TrimSpace(ScopeSep), engine)
 			}
 			if err != nil {
 				return nil, err
@@ -309,6 +313,33 @@ func (t *Actor) cssIn(ctx context.Context, root match, sel string) ([]match, err
 		out = append(out, match{backend: d.Node.BackendNodeID, obj: p.Value.ObjectID, sess: root.sess, frame: root.frame})
 	}
 	return out, nil
+}
+
+// queryIn returns the first node below root (a document or an element)
+// that a text/, xpath/ or pierce/ selector's rest matches, as the
+// engine finds it in the top document (js/query.js, called on root with
+// Runtime.callFunctionOn in root's frame), or none. Errors: bad_request
+// for an invalid XPath.
+func (t *Actor) queryIn(ctx context.Context, root match, engine, rest string) ([]match, error) {
+	sess := t.SessionOf(root.sess)
+	res, err := cdp.Call(ctx, sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+		FunctionDeclaration: "function(engine, sel) { return (" + js.Query + ")(engine, sel, this); }", ObjectID: root.obj,
+		Arguments: []*runtime.CallArgument{{Value: []byte(jsString(engine))}, {Value: []byte(jsString(rest))}},
+	})
+	if err != nil {
+		return nil, pagecore.EvalErr(err)
+	}
+	if res.ExceptionDetails != nil {
+		return nil, pagecore.Errorf(errcode.BadRequest, "invalid selector %q: %s", engine+"/"+rest, pagecore.ExceptionText(res.ExceptionDetails))
+	}
+	if res.Result == nil || res.Result.ObjectID == "" {
+		return nil, nil
+	}
+	d, err := cdp.Call(ctx, sess, dom.DescribeNode, dom.DescribeNodeParams{ObjectID: res.Result.ObjectID})
+	if err != nil || d.Node == nil {
+		return nil, pagecore.CDPErr(engine+" query", err)
+	}
+	return []match{{backend: d.Node.BackendNodeID, obj: res.Result.ObjectID, sess: root.sess, frame: root.frame}}, nil
 }
 
 // resolveCounted resolves a chain, or an aria/ or CSS selector under

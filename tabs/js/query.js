@@ -1,6 +1,8 @@
 // query.js: the selector engines of tab targets (DESIGN.md section 3),
 // evaluated in the page's main world of the top frame with
-// Runtime.evaluate as `(SOURCE)(engine, selector)`. It returns the first
+// Runtime.evaluate as `(SOURCE)(engine, selector)`, or, for a part of a
+// scope chain, called on its scope (a document or an element) as
+// `(SOURCE)(engine, selector, scope)`, searching only below it. It returns the first
 // matching Element, or null. Engines: css (document.querySelector, then,
 // when the document has no match, its open shadow roots, as Playwright's
 // css engine pierces them), text
@@ -9,7 +11,8 @@
 // enabled ones; searches open shadow roots), xpath
 // (document.evaluate), pierce (CSS through open shadow roots). A bad CSS or
 // XPath selector throws a SyntaxError, which Go reports as bad_request.
-(engine, selector) => {
+(engine, selector, scope) => {
+  const top = scope || document;
   const roots = (root) => {
     // Yields root and every open shadow root below it, in document order.
     const out = [root];
@@ -30,19 +33,19 @@
   };
   switch (engine) {
     case 'css': {
-      const e = document.querySelector(selector);
+      const e = top.querySelector(selector);
       if (e) return e;
     }
     // fall through: no match outside shadow roots
     case 'pierce': {
-      for (const r of roots(document)) {
+      for (const r of roots(top)) {
         const e = r.querySelector(selector);
         if (e) return e;
       }
       return null;
     }
     case 'xpath': {
-      const res = document.evaluate(selector, document, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
+      const res = document.evaluate(selector, top, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
       for (let i = 0; i < res.snapshotLength; i++) {
         let n = res.snapshotItem(i);
         if (n.nodeType !== 1) n = n.parentElement;
@@ -55,7 +58,7 @@
       if (!want) return null;
       const norm = (s) => (s || '').replace(/\s+/g, ' ').trim().toLowerCase();
       const matches = [];
-      for (const r of roots(document)) {
+      for (const r of roots(top)) {
         const w = document.createTreeWalker(r, NodeFilter.SHOW_ELEMENT);
         for (let e = w.currentNode; e; e = w.nextNode()) {
           if (e.nodeType !== 1 || /^(SCRIPT|STYLE|NOSCRIPT|TEMPLATE|HEAD|TITLE)$/.test(e.tagName)) continue;
