@@ -10,7 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tabpilot/tabpilot/browser"
 	"github.com/tabpilot/tabpilot/browser/egress"
+	"github.com/tabpilot/tabpilot/errcode"
 	"github.com/tabpilot/tabpilot/secrets"
 )
 
@@ -86,6 +88,11 @@ func configFromEnv(getenv func(string) string) (config, error) {
 	if v := getenv(envBrowserArgs); v != "" {
 		if c.browserArgs, err = splitArgs(v); err != nil {
 			return c, usagef("%s: %v", envBrowserArgs, err)
+		}
+		for _, a := range c.browserArgs {
+			if err := checkBrowserArg(a); err != nil {
+				return c, usagef("%s: %v", envBrowserArgs, err)
+			}
 		}
 	}
 	c.screenshotDir = getenv(envScreenshotDir)
@@ -179,6 +186,8 @@ func (v durationValue) Set(s string) error {
 type listValue struct {
 	list *[]string
 	set  bool
+	// check, when set, refuses a value (a usage error).
+	check func(string) error
 }
 
 func (v *listValue) String() string {
@@ -189,11 +198,29 @@ func (v *listValue) String() string {
 }
 
 func (v *listValue) Set(s string) error {
+	if v.check != nil {
+		if err := v.check(s); err != nil {
+			return err
+		}
+	}
 	if !v.set {
 		*v.list = nil
 		v.set = true
 	}
 	*v.list = append(*v.list, s)
+	return nil
+}
+
+// checkBrowserArg refuses an extra browser argument that is not a
+// Chromium switch (browser.CheckArgs), before a daemon starts with it.
+func checkBrowserArg(a string) error {
+	if err := browser.CheckArgs([]string{a}); err != nil {
+		var e *errcode.Error
+		if errors.As(err, &e) {
+			return errors.New(e.Msg + " (give it as --name or --name=value)")
+		}
+		return err
+	}
 	return nil
 }
 
@@ -214,7 +241,7 @@ func (c *config) addFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.chrome, "chrome", c.chrome, "the Chromium `executable` (else chromium, google-chrome… on PATH) ["+envChrome+"]")
 	fs.BoolVar(&c.headed, "headed", c.headed, "show the browser window instead of running headless ["+envHeaded+"]")
 	fs.BoolVar(&c.noStealth, "no-stealth", c.noStealth, "turn the stealth patches off ["+envNoStealth+"]")
-	fs.Var(&listValue{list: &c.browserArgs}, "browser-arg", "an extra Chromium `flag`; repeat it for more (replaces "+envBrowserArgs+", a space-separated list with shell quoting); a --disable-features or --enable-features is merged with tabpilot's own")
+	fs.Var(&listValue{list: &c.browserArgs, check: checkBrowserArg}, "browser-arg", "an extra Chromium `flag`; repeat it for more (replaces "+envBrowserArgs+", a space-separated list with shell quoting); a --disable-features or --enable-features is merged with tabpilot's own")
 	fs.StringVar(&c.screenshotDir, "screenshot-dir", c.screenshotDir, "save a full-resolution PNG of every screenshot in `dir` ["+envScreenshotDir+"]")
 	fs.Var(durationValue{&c.maxTimeout}, "max-timeout", "the largest timeout a request may ask for, seconds or a `duration` (default 30s) ["+envMaxTimeout+"]")
 	fs.Var(durationValue{&c.idleTimeout}, "idle-timeout", "the daemon exits after this idle `duration`; 0 never (default 15m) ["+envIdleTimeout+"]")

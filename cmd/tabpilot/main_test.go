@@ -227,6 +227,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"open", "--block-origin", "ftp://x.com"}, `--block-origin: origin pattern "ftp://x.com": scheme ftp`},
 		{[]string{"open", "--allow-origin", ""}, `--allow-origin: origin pattern "": empty`},
 		{[]string{"open", "--timeout", "-1"}, "--timeout -1 is negative"},
+		{[]string{"open", "--browser-arg", "Translate"}, `browser argument "Translate" is not a Chromium switch`},
+		{[]string{"serve", "--browser-arg", "=x"}, `browser argument "=x" is not a Chromium switch`},
 		{[]string{"open", "--timeout", "soon"}, `invalid value "soon" for flag -timeout`},
 		{[]string{"open", "--session", "../etc"}, "invalid session name"},
 		{[]string{"open", "--tab"}, "flag needs an argument: -tab"},
