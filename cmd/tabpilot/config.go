@@ -10,9 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tabpilot/tabpilot/browser"
 	"github.com/tabpilot/tabpilot/browser/egress"
-	"github.com/tabpilot/tabpilot/errcode"
 	"github.com/tabpilot/tabpilot/secrets"
 )
 
@@ -212,14 +210,13 @@ func (v *listValue) Set(s string) error {
 }
 
 // checkBrowserArg refuses an extra browser argument that is not a
-// Chromium switch (browser.CheckArgs), before a daemon starts with it.
+// Chromium switch (-name, --name or --name=value), before a daemon starts
+// with it; the daemon's launch refuses one too (browser.CheckArgs, which
+// this light command does not link).
 func checkBrowserArg(a string) error {
-	if err := browser.CheckArgs([]string{a}); err != nil {
-		var e *errcode.Error
-		if errors.As(err, &e) {
-			return errors.New(e.Msg + " (give it as --name or --name=value)")
-		}
-		return err
+	name, _, _ := strings.Cut(strings.TrimLeft(strings.TrimSpace(a), "-"), "=")
+	if !strings.HasPrefix(strings.TrimSpace(a), "-") || name == "" {
+		return fmt.Errorf("browser argument %q is not a Chromium switch (give it as --name or --name=value)", a)
 	}
 	return nil
 }
