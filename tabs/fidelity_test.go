@@ -947,6 +947,68 @@ func TestClickChainTextXPath(t *testing.T) {
 	}
 }
 
+// TestClickLinkInFrame: a click on a link inside a same-origin iframe
+// (by a selector chain, and by number) returns once the frame's new
+// document has committed, with a note saying the frame navigated, so
+// that what runs right after it (an observation, a script) sees the new
+// document, every time.
+func TestClickLinkInFrame(t *testing.T) {
+	t.Parallel()
+	base := httptestServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/frame":
+			fmt.Fprint(w, `<!doctype html><a id=q href="/report?q=2">Q2 report</a><p style="margin-top:900px" id=end><a id=frag href="#end">To the end</a>`)
+		case "/report":
+			fmt.Fprint(w, `<!doctype html><h1>Report</h1><a id=back href="/frame">Back</a>`)
+		default:
+			fmt.Fprint(w, `<!doctype html><title>Dashboard</title><iframe title="Reports" src="/frame" style="width:300px;height:100px;border:0"></iframe>`)
+		}
+	}))
+	tab := obsOpen(t, base+"/")
+	// A link to a fragment of the frame's document is no wait.
+	start := time.Now()
+	if err := run(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
+		_, err := tb.Click(ctx, tabs.Target{Selector: `iframe >> #frag`})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	} else if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("a click on a fragment link of the frame took %v", d.Round(time.Millisecond))
+	}
+	for i := range 8 {
+		if i > 0 {
+			// Back to the list, by a link of the frame too.
+			if err := run(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
+				_, err := tb.Click(ctx, tabs.Target{Selector: `iframe >> #back`})
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		target := tabs.Target{Selector: `iframe >> #q`}
+		if i%2 == 1 {
+			target = tabs.Target{ID: obsOne(t, obsObserve(t, tab, tabs.ObserveOptions{}), "link", "Q2 report").ID}
+		}
+		var res *tabs.ActionResult
+		var got string
+		err := run(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
+			var err error
+			if res, err = tb.Click(ctx, target); err != nil {
+				return err
+			}
+			raw, err := tb.Evaluate(ctx, `document.querySelector('iframe').contentWindow.location.pathname`, nil)
+			got = strings.Trim(string(raw), `"`)
+			return err
+		})
+		if err != nil {
+			t.Fatalf("round %d: %v", i, err)
+		}
+		if got != "/report" || !strings.Contains(res.Note, "the frame navigated, to "+base+"/report?q=2") {
+			t.Errorf("round %d: the frame shows %s right after the click, note %q; want /report and a note", i, got, res.Note)
+		}
+	}
+}
+
 // TestClickSameOriginFrameUnderOverlay: a button of a same-origin iframe
 // under a transparent overlay of the parent page, which goes 1.2 s after
 // load, is clicked once it has gone, as on a page of one document; the

@@ -221,6 +221,14 @@ func (t *Actor) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionRe
 	// The check's reply, on the top page's session, came after the events
 	// the renderer sent before it.
 	nav.Ordered = err == nil && el.sess == nil
+	if el.sess == nil && el.frame != "" && el.frame != cdp.FrameID(t.Target().TargetID) {
+		// A link of a same-process frame: what runs next sees the
+		// frame's new document. (A check that failed because the
+		// frame's document is gone came after the request.)
+		if u := t.AwaitFrameNavigation(ctx, nav, el.frame); u != "" {
+			res.Note = "the frame navigated, to " + u + "; observe again for its new elements"
+		}
+	}
 	t.noteNavigation(ctx, nav, res)
 	return res, false, nil
 }

@@ -55,6 +55,9 @@ func (t *Page) onEvent(ev any) {
 		t.unloadAsk = false
 		t.evMu.Unlock()
 	case *page.EventFrameNavigated:
+		if ev.Frame.ParentID != "" {
+			t.childNavEnded(ev.Frame.ID)
+		}
 		if ev.Frame.ParentID == "" {
 			t.evMu.Lock()
 			t.url = ev.Frame.URL + ev.Frame.URLFragment
@@ -106,6 +109,18 @@ func (t *Page) onEvent(ev any) {
 			t.navSince = time.Now()
 			t.st.wakeLocked()
 			t.evMu.Unlock()
+		} else if ev.Disposition == page.ClientNavigationDispositionCurrentTab {
+			// A child frame's (a link clicked in an iframe).
+			t.evMu.Lock()
+			t.frameReq++
+			if t.framesPending == nil {
+				t.framesPending = map[cdp.FrameID]childNav{}
+				t.framesAsked = map[cdp.FrameID]childNav{}
+			}
+			t.framesPending[ev.FrameID] = childNav{ev.URL, t.frameReq}
+			t.framesAsked[ev.FrameID] = childNav{ev.URL, t.frameReq}
+			t.st.wakeLocked()
+			t.evMu.Unlock()
 		}
 	case *page.EventFrameStartedNavigating:
 		// Emitted by the browser for every navigation, those it starts
@@ -134,6 +149,7 @@ func (t *Page) onEvent(ev any) {
 		// back/forward cache serves can stop loading before Chromium
 		// reports its commit: it ends with that commit (Page.frameNavigated),
 		// or navCommitWait after it started.
+		t.childNavEnded(ev.FrameID)
 		if ev.FrameID == cdp.FrameID(t.targetID) {
 			t.evMu.Lock()
 			if !t.navRestorable {
@@ -159,6 +175,7 @@ func (t *Page) onEvent(ev any) {
 		t.dclPending = false
 		t.evMu.Unlock()
 	case *page.EventNavigatedWithinDocument:
+		t.childNavEnded(ev.FrameID) // a fragment link in an iframe
 		t.evMu.Lock()
 		if ev.FrameID == cdp.FrameID(t.targetID) {
 			// (An iframe's pushState is not the tab's URL.)
@@ -241,7 +258,9 @@ func (t *Page) onEvent(ev any) {
 		// moved to another process (reason swap, a cross-site iframe's
 		// document) has the end of its document request reported in
 		// that process's session, not in this one.
+		t.childNavEnded(ev.FrameID)
 		t.evMu.Lock()
+		delete(t.framesAsked, ev.FrameID)
 		for id, r := range t.inflight {
 			if r.Frame == ev.FrameID {
 				delete(t.inflight, id)
@@ -513,5 +532,16 @@ func (t *Page) pruneDocsLocked() {
 		if old(k) {
 			delete(t.docReqAt, k)
 		}
+	}
+}
+
+// childNavEnded forgets the pending navigation of child frame id, which
+// committed, stopped or went away.
+func (t *Page) childNavEnded(id cdp.FrameID) {
+	t.evMu.Lock()
+	defer t.evMu.Unlock()
+	if _, ok := t.framesPending[id]; ok {
+		delete(t.framesPending, id)
+		t.st.wakeLocked()
 	}
 }

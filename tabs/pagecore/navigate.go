@@ -565,7 +565,9 @@ func (t *Page) PendingNavigation() string {
 // needs no barrier of its own.
 type NavMark struct {
 	Seq, Req, Route, Blocked int
-	Ordered                  bool
+	// FrameReq is the count of child frames' navigations requested.
+	FrameReq int
+	Ordered  bool
 }
 
 // Mark records where the page's navigations stand, before an action, for
@@ -573,7 +575,28 @@ type NavMark struct {
 func (t *Page) Mark() NavMark {
 	t.evMu.Lock()
 	defer t.evMu.Unlock()
-	return NavMark{Seq: t.navSeq, Req: t.navReq, Route: t.routeSeq, Blocked: t.blockedSeq}
+	return NavMark{Seq: t.navSeq, Req: t.navReq, Route: t.routeSeq, Blocked: t.blockedSeq, FrameReq: t.frameReq}
+}
+
+// AwaitFrameNavigation waits, after an action on an element of child
+// frame frame, for a navigation of that frame requested since m (a link
+// clicked in an iframe; Page.frameRequestedNavigation, which the renderer
+// sends before the reply that ordered m) to commit or stop, at most
+// navCommitWait, while ctx lives and no dialog holds the page, so that
+// what runs after the action sees the frame's new document. It returns
+// that navigation's URL, "" when none was requested.
+func (t *Page) AwaitFrameNavigation(ctx context.Context, m NavMark, frame cdp.FrameID) string {
+	t.evMu.Lock()
+	n, ok := t.framesAsked[frame]
+	t.evMu.Unlock()
+	if !ok || n.req <= m.FrameReq {
+		return ""
+	}
+	t.waitState(ctx, navCommitWait, false, func() (bool, bool) {
+		p, ok := t.framesPending[frame]
+		return !ok || p.req != n.req || t.dialog != nil, true
+	})
+	return n.url
 }
 
 // HeldByNavigation returns a context of ctx that ends navCommitWait after

@@ -88,10 +88,17 @@ type Page struct {
 	navStarted map[cdp.LoaderID]docRequest
 	// docsPruneAt is how many documents the maps above hold before
 	// pruneDocsLocked looks at them again.
-	docsPruneAt int
-	navFail     string      // the last top-level document request that failed: "URL: net::ERR_…"
-	st          settleState // what the settled wait needs (settle.go)
-	deadSig     chan struct{}
+	// frameReq counts the navigations of child frames of the page's
+	// session requested (Page.frameRequestedNavigation); framesAsked is
+	// the last of each frame, framesPending those that have neither
+	// committed nor stopped.
+	frameReq      int
+	framesAsked   map[cdp.FrameID]childNav
+	framesPending map[cdp.FrameID]childNav
+	docsPruneAt   int
+	navFail       string      // the last top-level document request that failed: "URL: net::ERR_…"
+	st            settleState // what the settled wait needs (settle.go)
+	deadSig       chan struct{}
 
 	// unloadAsk (evMu) is set while a beforeunload dialog of the top
 	// frame is open: dismissing it cancels the navigation that asked.
@@ -381,6 +388,13 @@ func (t *Page) RunPopup(ctx context.Context) string {
 		return u != "", true
 	})
 	return u
+}
+
+// childNav is a child frame's navigation requested: where it goes, and
+// frameReq once it was counted.
+type childNav struct {
+	url string
+	req int
 }
 
 // docRequest is when a top-level document was first requested, and its
