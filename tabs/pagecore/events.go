@@ -71,6 +71,9 @@ func (t *Page) onEvent(ev any) {
 			t.navRestorable = false
 			delete(t.navStarted, ev.Frame.LoaderID)
 			t.navSeq++
+			if !restored {
+				t.unloadedRun++
+			}
 			t.commits[t.navSeq%len(t.commits)] = time.Now()
 			// The old page's requests that were in flight end with it,
 			// and Chromium does not always say so (no loadingFailed for a
@@ -166,6 +169,7 @@ func (t *Page) onEvent(ev any) {
 		}
 	case *page.EventLoadEventFired:
 		t.evMu.Lock()
+		t.unloadedRun = 0
 		t.loading = false
 		t.dclPending = false
 		t.st.wakeLocked() // for those waiting on loading (historyNav)

@@ -65,23 +65,27 @@ type Page struct {
 	handle     *browser.Handle
 	dead       string
 	url, title string
-	navSeq     int           // top-level navigations seen
-	commits    [16]time.Time // when recent top-level navigations committed, at navSeq modulo 16
-	loading    bool          // a top-level document committed and has not fired load
-	navReq     int           // top-level navigations requested (Page.frameRequestedNavigation)
-	routeSeq   int           // top-level navigations within the document (Page.navigatedWithinDocument: pushState, a fragment)
-	navPending bool          // one was requested and has neither committed nor stopped
-	navURL     string        // where the last requested top-level navigation goes
-	navSince   time.Time
-	blocked    []Blocked
-	blockedSeq int // navigations the policy refused (blocked.go)
-	dialog     *Dialog
-	dialogSig  chan struct{} // closed when a dialog opens
-	handled    []Dialog      // dialogs the policy handled, drained by runs
-	inflight   map[network.RequestID]Request
-	docStatus  map[cdp.LoaderID]int64      // HTTP status of recent top-level documents
-	postDocs   map[cdp.LoaderID]bool       // recent top-level documents that answered a POST
-	docReqAt   map[cdp.LoaderID]docRequest // when and for what URL recent top-level documents were first requested
+	navSeq     int // top-level navigations seen
+	// unloadedRun counts the top-level documents committed since a top
+	// document last fired load: a page that sends itself on before it
+	// loads, again and again, runs it up.
+	unloadedRun int
+	commits     [16]time.Time // when recent top-level navigations committed, at navSeq modulo 16
+	loading     bool          // a top-level document committed and has not fired load
+	navReq      int           // top-level navigations requested (Page.frameRequestedNavigation)
+	routeSeq    int           // top-level navigations within the document (Page.navigatedWithinDocument: pushState, a fragment)
+	navPending  bool          // one was requested and has neither committed nor stopped
+	navURL      string        // where the last requested top-level navigation goes
+	navSince    time.Time
+	blocked     []Blocked
+	blockedSeq  int // navigations the policy refused (blocked.go)
+	dialog      *Dialog
+	dialogSig   chan struct{} // closed when a dialog opens
+	handled     []Dialog      // dialogs the policy handled, drained by runs
+	inflight    map[network.RequestID]Request
+	docStatus   map[cdp.LoaderID]int64      // HTTP status of recent top-level documents
+	postDocs    map[cdp.LoaderID]bool       // recent top-level documents that answered a POST
+	docReqAt    map[cdp.LoaderID]docRequest // when and for what URL recent top-level documents were first requested
 	// navStarted are the top-level navigations started
 	// (Page.frameStartedNavigating) that have neither committed nor
 	// ended, by loader.

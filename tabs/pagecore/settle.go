@@ -466,9 +466,6 @@ func (t *Page) awaitQuiet(ctx context.Context, loadLimit time.Duration, route bo
 	var capFor cdp.LoaderID
 	docs := 0 // the documents loaded during the settle, one after the other
 	sig := t.dialogSignal()
-	t.evMu.Lock()
-	seq0 := t.navSeq
-	t.evMu.Unlock()
 	for {
 		now := time.Now()
 		t.evMu.Lock()
@@ -478,7 +475,7 @@ func (t *Page) awaitQuiet(ctx context.Context, loadLimit time.Duration, route bo
 		}
 		s := &t.st
 		loaded := s.doc != "" && s.loaded == s.doc
-		if !loaded && t.navSeq-seq0 > MaxClientRedirects {
+		if !loaded && t.unloadedRun > MaxClientRedirects {
 			// A page that sends itself on before it loads, over and
 			// over (a client-side redirect loop after a click): ended
 			// there, as an open ends one.
