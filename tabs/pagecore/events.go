@@ -22,7 +22,7 @@ import (
 func (t *Page) onEvent(ev any) {
 	t.queueNet(ev)
 	switch ev.(type) {
-	case *page.EventFrameNavigated, *page.EventFrameDetached, *page.EventLifecycleEvent, *network.EventRequestWillBeSent,
+	case *page.EventFrameDetached, *page.EventLifecycleEvent, *network.EventRequestWillBeSent,
 		*network.EventResponseReceived, *network.EventDataReceived, *network.EventLoadingFinished, *network.EventLoadingFailed,
 		*runtime.EventBindingCalled, *network.EventWebSocketCreated:
 		t.evMu.Lock()
@@ -59,7 +59,10 @@ func (t *Page) onEvent(ev any) {
 			t.childNavEnded(ev.Frame.ID)
 		}
 		if ev.Frame.ParentID == "" {
+			// One critical section for the commit: a waiter that sees
+			// the settle's new document (st.doc) sees it loading too.
 			t.evMu.Lock()
+			t.onSettleEventLocked(ev)
 			t.url = ev.Frame.URL + ev.Frame.URLFragment
 			t.title = "" // the new document's is read on demand
 			// A document back from the back/forward cache has loaded: it

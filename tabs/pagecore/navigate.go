@@ -978,6 +978,16 @@ wait:
 			return nil, &Error{Code: errcode.Timeout, Msg: fmt.Sprintf("%s to %s: the page did not commit within the timeout", what, dest), Err: ctx.Err()}
 		}
 	}
+	if loader != "" {
+		// chromedp hands an event to its subscriptions before its
+		// listeners: the commit reached navs before onEvent recorded it,
+		// and until it has, the state read below is the old document's
+		// (loaded, its settle long over: the reload of a page that sends
+		// itself on at load returned at once, naming its own URL).
+		t.waitState(ctx, NavLoadWait, false, func() (bool, bool) {
+			return t.st.doc == loader, true
+		})
+	}
 	// The load is waited for as long as an action that navigates waits
 	// for it (navLoadWait): a page whose image never ends is returned as
 	// it is, with a note, not after the whole timeout.
