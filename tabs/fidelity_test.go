@@ -1034,3 +1034,58 @@ func TestClickSameOriginFrameUnderOverlay(t *testing.T) {
 		t.Errorf("log %q, want pay", got)
 	}
 }
+
+// TestClickScrollsOnlyWhenNeeded: a click on an element a person can
+// click where it is scrolls nothing (the page's scroll handlers, a header
+// that hides on scroll, stay quiet), by selector and by number; one under
+// a sticky header, or clipped away in a scrolled box, is scrolled into
+// view and clicked as before.
+func TestClickScrollsOnlyWhenNeeded(t *testing.T) {
+	t.Parallel()
+	base := httptestServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Scroll</title><style>body{margin:0;height:5000px} #hdr{position:sticky;top:0;height:60px;background:#eee;z-index:2}</style>
+<div id=hdr>Header</div><script>window.hits = []; window.scrolls = 0; addEventListener('scroll', () => scrolls++, true);</script>
+<button id=v style="position:absolute;top:600px;left:20px" onclick="hits.push('v')">Visible</button>
+<button id=u style="position:absolute;top:1010px;left:200px" onclick="hits.push('u')">Under the header</button>
+<div id=box style="position:absolute;top:200px;left:400px;width:200px;height:100px;overflow:auto"><div style="height:450px"></div><button id=c onclick="hits.push('c')">In the box</button></div>`)
+	}))
+	tab := obsOpen(t, base+"/")
+	err := run(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
+		if _, err := tb.Click(ctx, tabs.Target{Selector: "#v"}); err != nil {
+			return err
+		}
+		obs, err := tb.Observe(ctx, tabs.ObserveOptions{})
+		if err != nil {
+			return err
+		}
+		for _, e := range obs.Elements {
+			if e.Name == "Visible" {
+				_, err = tb.Click(ctx, tabs.Target{ID: e.ID})
+				return err
+			}
+		}
+		return fmt.Errorf("no element named Visible in %q", obs.Text())
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := evalString(t, tab, "hits.join() + ' scrollY=' + scrollY + ' scrolls=' + scrolls"); got != "v,v scrollY=0 scrolls=0" {
+		t.Errorf("after two clicks on a button in view: %q, want v,v scrollY=0 scrolls=0", got)
+	}
+	evalString(t, tab, "scrollTo(0, 1000); hits.length = 0; 'ok'")
+	err = run(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
+		if _, err := tb.Click(ctx, tabs.Target{Selector: "#u"}); err != nil {
+			return fmt.Errorf("#u: %w", err)
+		}
+		if _, err := tb.Click(ctx, tabs.Target{Selector: "#c"}); err != nil {
+			return fmt.Errorf("#c: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := evalString(t, tab, "hits.join() + ' ' + (scrollY < 1000 && box.scrollTop > 0)"); got != "u,c true" {
+		t.Errorf("after the clicks on a button under the sticky header and one clipped in a box: %q, want u,c true (both scrolled into view)", got)
+	}
+}

@@ -228,19 +228,24 @@ async function check(opts, el) {
     const busy = document.readyState !== 'complete' || !document.getAnimations || document.getAnimations().length > 0;
     return { state: 'covered', by: describe(cover), why, same, busy, tag: describe(target) };
   };
-  const hitTest = (x, y) => {
-    const ine = inert();
-    if (ine) return covered(ine.el, ine.why);
+  // hitAt returns what the pointer at (x, y) would hit, descending into
+  // open shadow roots, and whether that is the target (or its label).
+  const hitAt = (x, y) => {
     let root = target.getRootNode();
     let hit = (root.elementFromPoint ? root : document).elementFromPoint(x, y);
-    // Descend into open shadow roots at the point.
     while (hit && hit.shadowRoot && hit !== target) {
       const inner = hit.shadowRoot.elementFromPoint(x, y);
       if (!inner || inner === hit) break;
       hit = inner;
     }
     const label = target.labels && hit && Array.from(target.labels).some((l) => l === hit || l.contains(hit));
-    if (!hit || (!inside(hit, x, y) && !label)) {
+    return { hit, ok: !!hit && (inside(hit, x, y) || label) };
+  };
+  const hitTest = (x, y) => {
+    const ine = inert();
+    if (ine) return covered(ine.el, ine.why);
+    const { hit, ok } = hitAt(x, y);
+    if (!ok) {
       // pointer-events: none (its own, or inherited) lets the pointer
       // through to what is behind it: that is no cover to wait for.
       return covered(hit, getComputedStyle(target).pointerEvents === 'none' ? 'nopointer' : '');
@@ -299,10 +304,27 @@ async function check(opts, el) {
     if (opts.arm) arm(target);
     return { state: 'ok', x: opts.x, y: opts.y, bg: document.visibilityState === 'hidden' };
   }
+  // inView: the element needs no scrolling for a person to click it: in
+  // the top frame, its box is wholly inside the viewport and the pointer
+  // at the centre of its first box reaches it (nothing clipped it away in
+  // a scrolled container, no sticky header sits on it). Scrolling such
+  // an element to the centre would fire the page's scroll handlers (a
+  // header that hides on scroll, a list that loads more) for nothing, as
+  // Playwright's scroll-if-needed does not. Elsewhere (an iframe, whose
+  // place in the top viewport it cannot see) it is scrolled as before.
+  const inView = (e) => {
+    if (window !== window.top || (window.visualViewport && window.visualViewport.scale !== 1)) return false;
+    const r = e.getBoundingClientRect();
+    const vw = document.documentElement.clientWidth || innerWidth;
+    const vh = document.documentElement.clientHeight || innerHeight;
+    if (document.compatMode !== 'CSS1Compat' || r.width === 0 || r.height === 0 || r.left < 0 || r.top < 0 || r.right > vw || r.bottom > vh) return false;
+    const b = Array.from(e.getClientRects()).find((c) => c.width > 0 && c.height > 0);
+    return !!b && !inert() && hitAt(b.left + b.width / 2, b.top + b.height / 2).ok;
+  };
   if (opts.scroll !== false) {
     // Of display: contents, its first element with a box scrolls.
     const into = mapImg || (contents ? Array.from(contentsRoot.querySelectorAll('*')).find((e) => e.getClientRects().length) : target);
-    if (into) into.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+    if (into && !inView(into)) into.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
   }
   const style = getComputedStyle(mapImg || target);
   const r1 = rect();
