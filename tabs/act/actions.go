@@ -111,6 +111,8 @@ func (t *Actor) scrolled(ctx context.Context, sess *chromedp.Target, snap runtim
 // ctx's deadline. Errors: timeout (element_not_found when ctx has no
 // deadline), stale_element for a number whose node is gone.
 func (t *Actor) WaitFor(ctx context.Context, tg Target) (*ActionResult, error) {
+	ctx, release := t.withHandles(ctx)
+	defer release()
 	for {
 		el, err := t.resolve(ctx, tg)
 		if err != nil {
@@ -246,6 +248,8 @@ func asError(err error, target **pagecore.Error) bool {
 // characters; this reads all of it. It waits up to wait for a selector to
 // match. Errors: element_not_found, stale_element.
 func (t *Actor) Value(ctx context.Context, tg Target, wait time.Duration) (string, error) {
+	ctx, release := t.withHandles(ctx)
+	defer release()
 	el, err := t.find(ctx, tg, wait)
 	if err != nil {
 		return "", err

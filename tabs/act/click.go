@@ -61,6 +61,8 @@ func (t *Actor) moveMouse(ctx context.Context, el *element, x, y float64) error 
 // (Input.dispatchMouseEvent) and checks that the element got the click.
 // Errors: element_not_found, stale_element, not_actionable, timeout.
 func (t *Actor) Click(ctx context.Context, tg Target) (*ActionResult, error) {
+	ctx, release := t.withHandles(ctx)
+	defer release()
 	// The actionability check arms a one-shot listener, so a click that
 	// never reaches the element is reported, not taken for success. When
 	// nothing in the document animates, it does not wait a frame for the
@@ -143,7 +145,7 @@ func (t *Actor) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionRe
 		return res, false, nil
 	}
 	if err != nil {
-		t.disarm(el)
+		t.disarm(ctx, el)
 		return nil, false, pagecore.CDPErr("click", err)
 	}
 	if t.NavSeq() != nav.Seq {
@@ -171,7 +173,7 @@ func (t *Actor) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionRe
 	if checkCtx.Err() != nil && ctx.Err() == nil {
 		// The navigation the click started committed (the check's
 		// document is gone), or held the check past the commit wait.
-		t.disarm(el)
+		t.disarm(ctx, el)
 		res.Navigated = true
 		if t.NavSeq() != nav.Seq {
 			t.settleNavigation(ctx, res, true)
@@ -249,19 +251,19 @@ func (p *clickPhases) log(t *Actor, el *element) {
 		"release", p.released.Sub(p.pressed), "receipt", time.Since(p.released))
 }
 
-// disarm ends, in the background (bounded by the tab's life and 2 s), the
-// guard of a click that failed before its check.
-func (t *Actor) disarm(el *element) {
-	go func() {
-		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
-		defer cancel()
+// disarm ends the guard of a click that failed before its check, once the
+// click has returned (before its element's handle goes: beforeRelease).
+func (t *Actor) disarm(ctx context.Context, el *element) {
+	t.beforeRelease(ctx, func(ctx context.Context) {
 		_ = t.callOn(ctx, el, actionableJS, nil, map[string]any{"done": true})
-	}()
+	})
 }
 
 // Hover moves the mouse to the centre of the element (Input.dispatchMouseEvent
 // mouseMoved), after the actionability checks.
 func (t *Actor) Hover(ctx context.Context, tg Target) (*ActionResult, error) {
+	ctx, release := t.withHandles(ctx)
+	defer release()
 	el, x, y, err := t.locate(ctx, tg, actOpts{hitTest: true})
 	if err != nil {
 		return nil, err

@@ -78,6 +78,8 @@ type DragOptions struct {
 // bad_request for a point outside the viewport, an unknown position, or a
 // position or offset with a point as to.
 func (t *Actor) Drag(ctx context.Context, from, to DragEnd, o DragOptions) (*ActionResult, error) {
+	ctx, release := t.withHandles(ctx)
+	defer release()
 	if err := t.DialogBlock(); err != nil {
 		return nil, err
 	}
@@ -253,6 +255,8 @@ func (t *Actor) bounds(ctx context.Context, el *element) (x0, y0, x1, y1 float64
 // through every scroll container it is nested in, and waits until it is
 // visible and stable (no hit test: it may be covered).
 func (t *Actor) ScrollIntoView(ctx context.Context, tg Target) (*ActionResult, error) {
+	ctx, release := t.withHandles(ctx)
+	defer release()
 	el, _, _, err := t.locate(ctx, tg, actOpts{})
 	if err != nil {
 		return nil, err
@@ -283,6 +287,8 @@ type ScrollResult struct {
 // virtualised list renders its next rows). The element is first scrolled
 // into view.
 func (t *Actor) ScrollAt(ctx context.Context, tg Target, dx, dy float64) (*ScrollResult, error) {
+	ctx, release := t.withHandles(ctx)
+	defer release()
 	el, x, y, err := t.locate(ctx, tg, actOpts{})
 	if err != nil {
 		return nil, err
@@ -333,6 +339,8 @@ type ClickAtResult struct {
 // bad_request for a point outside the viewport; not_actionable when a
 // dialog blocks the page.
 func (t *Actor) ClickPoint(ctx context.Context, x, y float64) (*ClickAtResult, error) {
+	ctx, release := t.withHandles(ctx)
+	defer release()
 	if err := t.DialogBlock(); err != nil {
 		return nil, err
 	}
@@ -385,7 +393,7 @@ func (t *Actor) hitTest(ctx context.Context, x, y float64) string {
 		return "nothing"
 	}
 	el := &element{desc: "the hit element", backend: loc.BackendNodeID}
-	r, err := cdp.Call(ctx, t.Target(), dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: loc.BackendNodeID})
+	r, err := cdp.Call(ctx, t.Target(), dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: loc.BackendNodeID, ObjectGroup: t.group(ctx, nil)})
 	if err != nil || r.Object == nil {
 		return "a node"
 	}

@@ -135,9 +135,10 @@ func (t *Actor) resolve(ctx context.Context, tg Target) (*element, error) {
 	}
 	expr := fmt.Sprintf("(%s)(%s, %s)", js.Query, jsString(engine), jsString(sel))
 	var res runtime.EvaluateResult
+	group := t.group(ctx, nil)
 	err = t.Blocking(ctx, func(ctx context.Context) error {
 		var err error // not the outer err: blocking can return first
-		res, err = cdp.Call(ctx, t.Target(), runtime.Evaluate, runtime.EvaluateParams{Expression: expr})
+		res, err = cdp.Call(ctx, t.Target(), runtime.Evaluate, runtime.EvaluateParams{Expression: expr, ObjectGroup: group})
 		return err
 	})
 	if err != nil {
@@ -159,7 +160,7 @@ var ariaRE = regexp.MustCompile(`(?s)^(.*?)(?:\[role=["']?([a-zA-Z]+)["']?\])?$`
 func (t *Actor) resolveAria(ctx context.Context, sel, orig string) (*element, error) {
 	m := ariaRE.FindStringSubmatch(strings.TrimSpace(sel))
 	name, role := strings.TrimSpace(m[1]), m[2]
-	doc, err := cdp.Call(ctx, t.Target(), runtime.Evaluate, runtime.EvaluateParams{Expression: "document"})
+	doc, err := cdp.Call(ctx, t.Target(), runtime.Evaluate, runtime.EvaluateParams{Expression: "document", ObjectGroup: t.group(ctx, nil)})
 	if err != nil || doc.Result == nil {
 		return nil, pagecore.EvalErr(err)
 	}
@@ -172,7 +173,7 @@ func (t *Actor) resolveAria(ctx context.Context, sel, orig string) (*element, er
 		if n.Ignored || n.BackendDOMNodeID == 0 {
 			continue
 		}
-		r, err := cdp.Call(ctx, t.Target(), dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: n.BackendDOMNodeID})
+		r, err := cdp.Call(ctx, t.Target(), dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: n.BackendDOMNodeID, ObjectGroup: t.group(ctx, nil)})
 		if err != nil || r.Object == nil {
 			continue
 		}
@@ -576,6 +577,8 @@ type Box struct{ X, Y, W, H float64 }
 // screenshot of the element clips to. Errors: as Click's; not_actionable
 // when it has no size.
 func (t *Actor) PageBox(ctx context.Context, tg Target) (Box, error) {
+	ctx, release := t.withHandles(ctx)
+	defer release()
 	el, err := t.find(ctx, tg, autoWait)
 	if err != nil {
 		return Box{}, err

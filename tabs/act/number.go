@@ -65,7 +65,7 @@ func (t *Actor) resolveNumberAs(ctx context.Context, id int, deferShown bool) (*
 	if sess == nil {
 		return nil, &pagecore.Error{Code: errcode.StaleElement, Msg: fmt.Sprintf("element %d was in a frame that is gone; observe again", id), Err: pagecore.ErrStale}
 	}
-	res, err := cdp.Call(ctx, sess, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: ref.BackendNodeID})
+	res, err := cdp.Call(ctx, sess, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: ref.BackendNodeID, ObjectGroup: t.group(ctx, sess)})
 	if err != nil && ctx.Err() != nil {
 		return nil, pagecore.CDPErr("resolve element", err)
 	}

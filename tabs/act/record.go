@@ -147,7 +147,7 @@ func scoped(sel string) bool { return strings.Contains(sel, ScopeSep) }
 // of the part before. Parts are aria/, CSS, text/, xpath/ or pierce/
 // selectors. Errors: bad_request for another engine in a chain.
 func (t *Actor) matchAll(ctx context.Context, sel string) ([]match, error) {
-	doc, err := cdp.Call(ctx, t.Target(), runtime.Evaluate, runtime.EvaluateParams{Expression: "document"})
+	doc, err := cdp.Call(ctx, t.Target(), runtime.Evaluate, runtime.EvaluateParams{Expression: "document", ObjectGroup: t.group(ctx, nil)})
 	if err != nil || doc.Result == nil {
 		return nil, pagecore.EvalErr(err)
 	}
@@ -214,7 +214,7 @@ func (t *Actor) enterFrames(ctx context.Context, roots []match) ([]match, error)
 			continue
 		}
 		if cd := d.Node.ContentDocument; cd != nil && cd.BackendNodeID != 0 {
-			res, err := cdp.Call(ctx, sess, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: cd.BackendNodeID})
+			res, err := cdp.Call(ctx, sess, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: cd.BackendNodeID, ObjectGroup: t.group(ctx, sess)})
 			if err != nil || res.Object == nil {
 				continue
 			}
@@ -231,7 +231,7 @@ func (t *Actor) enterFrames(ctx context.Context, roots []match) ([]match, error)
 		if fs == nil {
 			continue
 		}
-		doc, err := cdp.Call(ctx, fs, runtime.Evaluate, runtime.EvaluateParams{Expression: "document"})
+		doc, err := cdp.Call(ctx, fs, runtime.Evaluate, runtime.EvaluateParams{Expression: "document", ObjectGroup: t.group(ctx, fs)})
 		if err != nil || doc.Result == nil || doc.Result.ObjectID == "" {
 			continue
 		}
@@ -257,7 +257,7 @@ func (t *Actor) ariaIn(ctx context.Context, root match, rest string) ([]match, e
 		if n.Ignored || n.BackendDOMNodeID == 0 {
 			continue
 		}
-		r, err := cdp.Call(ctx, sess, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: n.BackendDOMNodeID})
+		r, err := cdp.Call(ctx, sess, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: n.BackendDOMNodeID, ObjectGroup: t.group(ctx, sess)})
 		if err != nil || r.Object == nil {
 			continue
 		}
@@ -451,7 +451,7 @@ func (t *Actor) FrameOwners(ctx context.Context, n Node) ([]Node, error) {
 		if p == nil || f.Owner == 0 {
 			return nil, stale("the iframe of frame " + f.URL + " is gone")
 		}
-		r, err := cdp.Call(ctx, p.Sess, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: f.Owner})
+		r, err := cdp.Call(ctx, p.Sess, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: f.Owner, ObjectGroup: t.group(ctx, p.Sess)})
 		if err != nil || r.Object == nil {
 			return nil, stale("the iframe of frame " + f.URL + " is gone")
 		}

@@ -63,6 +63,8 @@ const selectWidgetWait = 2 * time.Second
 // not_actionable for a disabled select or option, several values on a
 // single select, or a pick that had no visible effect.
 func (t *Actor) Select(ctx context.Context, tg Target, values []string) (*SelectResult, error) {
+	ctx, release := t.withHandles(ctx)
+	defer release()
 	if len(values) == 0 {
 		return nil, pagecore.Errorf(errcode.BadRequest, "select needs at least one value (an option's label or value)")
 	}

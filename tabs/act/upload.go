@@ -46,6 +46,8 @@ const fileChooserWait = 3 * time.Second
 // input, a target whose click would submit a form or follow a link, or
 // when clicking the target opened no file chooser.
 func (t *Actor) UploadFile(ctx context.Context, tg Target, paths []string) (*UploadResult, error) {
+	ctx, release := t.withHandles(ctx)
+	defer release()
 	if len(paths) == 0 {
 		return nil, pagecore.Errorf(errcode.BadRequest, "uploadFile needs at least one file path")
 	}

@@ -77,6 +77,8 @@ func (t *Actor) locate(ctx context.Context, tg Target, o actOpts) (*element, flo
 // bad_request for an unknown state, stale_element for a number whose node
 // is gone (when waiting for attached or visible).
 func (t *Actor) WaitForState(ctx context.Context, tg Target, state string) (*ActionResult, error) {
+	ctx, release := t.withHandles(ctx)
+	defer release()
 	switch state {
 	case "":
 		state = "visible"
