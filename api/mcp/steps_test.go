@@ -111,7 +111,7 @@ func TestStepActions(t *testing.T) {
 		t.Errorf("upload of a missing file: isError %v, %q", isErr, text)
 	}
 
-	ok(map[string]any{"action": "click", "target": "#next"}, "navigated")
+	ok(map[string]any{"action": "click", "target": "#next"}, "the page navigated to "+srv.URL+"/second (observe again)")
 	ok(map[string]any{"action": "wait", "url": "**/second"}, "The URL is "+srv.URL+"/second")
 	ok(map[string]any{"action": "back"}, "Went back to "+srv.URL+`/ — "Steps"`)
 	ok(map[string]any{"action": "forward"}, "Went forward to "+srv.URL+`/second — "Second"`)

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"fmt"
+	"github.com/tabpilot/tabpilot/internal/msg"
 	"path/filepath"
 	"strings"
 	"time"
@@ -92,7 +93,12 @@ func (s *Service) Act(ctx context.Context, method string, r *api.ActRequest) (re
 			}
 		}
 		if res.Navigated {
-			text += "; the page navigated (observe again)"
+			if res.URL != "" {
+				text += "; the page navigated to " + msg.Trim(res.URL, 200) + " (observe again)"
+				details["url"] = res.URL
+			} else {
+				text += "; the page navigated (observe again)"
+			}
 			details["navigated"] = true
 		}
 		if res.Dialog != nil {

@@ -28,6 +28,11 @@ type ActionResult struct {
 	Dialog *pagecore.Dialog `json:"dialog,omitempty"`
 	// Navigated is true when the action started a top-level navigation.
 	Navigated bool `json:"navigated,omitempty"`
+	// URL is where the page is once a navigation the action started
+	// committed and settled (the top frame's URL, from the commit's
+	// Page.frameNavigated), "" when it did not navigate or the
+	// navigation has not committed.
+	URL string `json:"url,omitempty"`
 	// Note tells what the page did that the caller may not expect, such
 	// as reformatting the text a fill put in.
 	Note string `json:"note,omitempty"`

@@ -64,6 +64,7 @@ func (t *Actor) settleNavigation(ctx context.Context, res *ActionResult, committ
 	// server refused commits its answer: the action worked, the page it
 	// led to did not, and the caller is told.
 	u, fail, status := t.DocOutcome()
+	res.URL = u
 	note := ""
 	switch {
 	case strings.HasPrefix(u, "chrome-error:"):
