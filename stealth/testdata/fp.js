@@ -262,7 +262,9 @@ var FPX = (function () {
     const raf = await new Promise((resolve) => {
       let fired = false;
       requestAnimationFrame(() => { fired = true; resolve(true); });
-      setTimeout(() => resolve(fired), 1000);
+      // A hidden page never gets a frame; a visible one on a loaded
+      // machine (a -race run of every package) took over 1 s.
+      setTimeout(() => resolve(fired), 10000);
     });
     return { hidden: document.hidden, visibilityState: document.visibilityState, hasFocus: document.hasFocus(), rafFires: raf };
   }
