@@ -1158,3 +1158,41 @@ make();</script>`)
 		t.Errorf("the page's heap grew by %.1f MB over 30 clicks on buttons of 0.8 MB each, want at most 8 MB (the buttons the clicks left are kept alive)", grown)
 	}
 }
+
+// TestObserveScrolledBoxes: the controls inside a scroll container are
+// offered over its whole scroll range, above where it stands as well as
+// below, and past the end of the page's own (a person scrolls the box to
+// them); those of a container that an ancestor's overflow clips away
+// entirely are not.
+func TestObserveScrolledBoxes(t *testing.T) {
+	t.Parallel()
+	base := httptestServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Boxes</title>
+<div id=a style="height:200px;width:300px;overflow:auto"><button>Top A</button><div style="height:400px"></div><button>Deep A</button><div style="height:1400px"></div><button>Far A</button></div>
+<div style="overflow:hidden;height:100px;position:relative"><div style="position:absolute;top:150px;height:80px;overflow:auto"><button>Hidden B</button></div></div>`)
+	}))
+	tab := obsOpen(t, base+"/")
+	names := func() string {
+		var got []string
+		err := obsDo(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
+			obs, err := tb.Observe(ctx, tabs.ObserveOptions{})
+			for _, e := range obs.Elements {
+				if e.Role == "button" {
+					got = append(got, e.Name)
+				}
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(got, ",")
+	}
+	if got := names(); got != "Top A,Deep A,Far A" {
+		t.Errorf("before scrolling the box: %q, want Top A,Deep A,Far A (Far A is past the end of the page's own scroll range; Hidden B's box is clipped away)", got)
+	}
+	evalString(t, tab, "a.scrollTop = 300; 'ok'")
+	if got := names(); got != "Top A,Deep A,Far A" {
+		t.Errorf("with the box scrolled by 300 px: %q, want Top A,Deep A,Far A (Top A is above where the box stands)", got)
+	}
+}

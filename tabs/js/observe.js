@@ -489,23 +489,28 @@ function (opts, anchor, ...clickables) {
       Math.max(se.scrollHeight, w.innerHeight) - w.scrollY];
   }
 
-  // clipOf returns clip narrowed by el's overflow (hidden and clip show
-  // its padding box; auto and scroll what scrolling it brings into
-  // view), per axis.
+  // clipOf returns clip narrowed by el's overflow, per axis: hidden and
+  // clip show its padding box (within clip); auto and scroll show what
+  // scrolling el brings into view, its whole scroll range, above and
+  // below where it stands, whether or not that range lies within clip
+  // (scrolling el moves it there), as long as el's padding box meets
+  // clip (a container scrolled away itself shows nothing).
   function clipOf(el, cs, clip) {
     const ox = cs.overflowX, oy = cs.overflowY;
     if ((ox === 'visible' && oy === 'visible') || cs.display === 'contents' || el === doc.documentElement || el === doc.body) return clip;
     const r = el.getBoundingClientRect();
     const x0 = r.left + el.clientLeft, y0 = r.top + el.clientTop;
-    const c = [x0, y0, x0 + el.clientWidth, y0 + el.clientHeight];
-    if (ox !== 'visible' && ox !== 'hidden' && ox !== 'clip') {
+    const pad = [x0, y0, x0 + el.clientWidth, y0 + el.clientHeight];
+    const c = pad.slice();
+    const scrolls = (o) => o !== 'visible' && o !== 'hidden' && o !== 'clip';
+    if (scrolls(ox)) {
       c[0] = x0 - el.scrollLeft;
       c[2] = c[0] + el.scrollWidth;
     } else if (ox === 'visible') {
       c[0] = -Infinity;
       c[2] = Infinity;
     }
-    if (oy !== 'visible' && oy !== 'hidden' && oy !== 'clip') {
+    if (scrolls(oy)) {
       c[1] = y0 - el.scrollTop;
       c[3] = c[1] + el.scrollHeight;
     } else if (oy === 'visible') {
@@ -513,7 +518,9 @@ function (opts, anchor, ...clickables) {
       c[3] = Infinity;
     }
     if (!clip) return c;
-    return [Math.max(c[0], clip[0]), Math.max(c[1], clip[1]), Math.min(c[2], clip[2]), Math.min(c[3], clip[3])];
+    if (pad[2] <= clip[0] || pad[0] >= clip[2] || pad[3] <= clip[1] || pad[1] >= clip[3]) return [Infinity, Infinity, -Infinity, -Infinity];
+    return [scrolls(ox) ? c[0] : Math.max(c[0], clip[0]), scrolls(oy) ? c[1] : Math.max(c[1], clip[1]),
+      scrolls(ox) ? c[2] : Math.min(c[2], clip[2]), scrolls(oy) ? c[3] : Math.min(c[3], clip[3])];
   }
 
   // shown reports whether a person can see el, or scroll it into view:
