@@ -25,6 +25,7 @@ const stepsPage = `<!doctype html>
 <input type="file" id="file" aria-label="Attachment" onchange="document.getElementById('out').textContent = 'file ' + this.files[0].name">
 <button id="later" onclick="setTimeout(() => { const p = document.createElement('p'); p.textContent = 'Ready now'; document.body.append(p); }, 400)">Later</button>
 <a id="next" href="/second">Second page</a>
+<a id="frag" href="#out">To the output</a>
 <p id="out"></p>
 </body></html>`
 
@@ -111,9 +112,10 @@ func TestStepActions(t *testing.T) {
 		t.Errorf("upload of a missing file: isError %v, %q", isErr, text)
 	}
 
+	ok(map[string]any{"action": "click", "target": "#frag"}, "the URL changed to "+srv.URL+"/#out (the same document")
 	ok(map[string]any{"action": "click", "target": "#next"}, "the page navigated to "+srv.URL+"/second (observe again)")
 	ok(map[string]any{"action": "wait", "url": "**/second"}, "The URL is "+srv.URL+"/second")
-	ok(map[string]any{"action": "back"}, "Went back to "+srv.URL+`/ — "Steps"`)
+	ok(map[string]any{"action": "back"}, "Went back to "+srv.URL+`/#out — "Steps"`)
 	ok(map[string]any{"action": "forward"}, "Went forward to "+srv.URL+`/second — "Second"`)
 	ok(map[string]any{"action": "reload"}, "Reloaded "+srv.URL+"/second")
 	if text, isErr := do(map[string]any{"action": "forward"}); !isErr || !strings.Contains(text, "bad_request: forward: the tab's history has no later page") {

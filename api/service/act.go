@@ -100,6 +100,9 @@ func (s *Service) Act(ctx context.Context, method string, r *api.ActRequest) (re
 				text += "; the page navigated (observe again)"
 			}
 			details["navigated"] = true
+		} else if res.URL != "" {
+			text += "; the URL changed to " + msg.Trim(res.URL, 200) + " (the same document: its element numbers stand)"
+			details["url"] = res.URL
 		}
 		if res.Dialog != nil {
 			text += fmt.Sprintf("; %s dialog is open: %q", res.Dialog.Article(), res.Dialog.Message)

@@ -30,7 +30,9 @@ type ActionResult struct {
 	Navigated bool `json:"navigated,omitempty"`
 	// URL is where the page is once a navigation the action started
 	// committed and settled (the top frame's URL, from the commit's
-	// Page.frameNavigated), "" when it did not navigate or the
+	// Page.frameNavigated), or its URL after a move within the document
+	// (Page.navigatedWithinDocument: history.pushState, a fragment; then
+	// Navigated is false); "" when the URL did not change or the
 	// navigation has not committed.
 	URL string `json:"url,omitempty"`
 	// Note tells what the page did that the caller may not expect, such

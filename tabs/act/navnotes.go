@@ -31,6 +31,7 @@ func (t *Actor) noteNavigation(ctx context.Context, m pagecore.NavMark, res *Act
 			}
 			res.Note = note
 		}
+		res.URL, _ = t.CachedURLTitle()
 	}
 }
 
