@@ -1196,3 +1196,31 @@ func TestObserveScrolledBoxes(t *testing.T) {
 		t.Errorf("with the box scrolled by 300 px: %q, want Top A,Deep A,Far A (Top A is above where the box stands)", got)
 	}
 }
+
+// TestFillRefusesWhatTakesNoText: fill and type on a checkbox, a file
+// input or a submit input fail at once, saying what to do instead, and
+// leave the control as it was (a checkbox whose fill "had no effect"
+// read as a page that undid it).
+func TestFillRefusesWhatTakesNoText(t *testing.T) {
+	t.Parallel()
+	base := httptestServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Controls</title><label>Agree <input type=checkbox id=c></label><input type=file id=f><input type=submit id=s value=Go onclick="return false">`)
+	}))
+	tab := obsOpen(t, base+"/")
+	for _, c := range []struct{ sel, want string }{
+		{"#c", "an input of type checkbox takes no text; click it"},
+		{"#f", "an input of type file takes no text; use upload"},
+		{"#s", "an input of type submit is a button and takes no text; click it"},
+	} {
+		err := run(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
+			_, err := tb.Fill(ctx, tabs.Target{Selector: c.sel}, "x")
+			return err
+		})
+		if errcode.Of(err) != errcode.NotActionable || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("fill %s: %v, want not_actionable: %s", c.sel, err, c.want)
+		}
+	}
+	if got := evalString(t, tab, "String(c.checked) + ' ' + f.files.length + ' ' + s.value"); got != "false 0 Go" {
+		t.Errorf("after the fills: %q, want false 0 Go (nothing changed)", got)
+	}
+}

@@ -24,6 +24,12 @@ function (value, mode) {
     editable = el.querySelector('input:not([type=hidden]),textarea,[contenteditable=""],[contenteditable=true]');
     if (!editable) return { error: 'element is not an input, textarea or contenteditable' };
   }
+  // Inputs that take no text at all (Playwright: "Input of type … cannot
+  // be filled").
+  const kind = editable.tagName === 'INPUT' ? (editable.type || '').toLowerCase() : '';
+  if (kind === 'checkbox' || kind === 'radio') return { error: 'an input of type ' + kind + ' takes no text; click it to check or uncheck it' };
+  if (kind === 'file') return { error: 'an input of type file takes no text; use upload with the files\' paths' };
+  if (['button', 'submit', 'reset', 'image'].includes(kind)) return { error: 'an input of type ' + kind + ' is a button and takes no text; click it' };
   const direct = ['date', 'time', 'datetime-local', 'month', 'week', 'color', 'range'];
   if (editable.tagName === 'INPUT' && direct.includes((editable.type || '').toLowerCase())) {
     if (mode !== 'fill') return { error: 'an input of type ' + editable.type + ' takes no typed text; use fill' };
