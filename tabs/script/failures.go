@@ -100,7 +100,22 @@ func (s *Script) jsErr(vm *goja.Runtime, err error) error {
 	if errors.As(err, &ex) {
 		return s.rejection(vm, ex.Value())
 	}
-	return &tabs.Error{Code: errcode.ScriptError, Msg: positionText(err.Error())}
+	return &tabs.Error{Code: errcode.ScriptError, Msg: s.syntaxText(err.Error())}
+}
+
+// syntaxText is positionText for a syntax error. The parser finds a
+// bracket, string or expression the code leaves open only in the
+// wrapper's "})" after it, past the code's last line ("line 2:1
+// Unexpected token }" of a one-line code): that is said as the end of
+// the code.
+func (s *Script) syntaxText(msg string) string {
+	lines := strings.Count(s.code, "\n") + 1
+	for _, g := range goPos.FindAllStringSubmatch(msg, -1) {
+		if line, _ := strconv.Atoi(g[1]); line > lines {
+			return fmt.Sprintf("the code ends too early, after line %d: a bracket, a string or an expression is left open", lines)
+		}
+	}
+	return positionText(msg)
 }
 
 // rejection maps a thrown value to a coded error: a tab error keeps its
@@ -132,7 +147,7 @@ func (s *Script) rejection(vm *goja.Runtime, v goja.Value) error {
 			name = n.String()
 		}
 		if name == "SyntaxError" {
-			msg = positionText(msg)
+			msg = s.syntaxText(msg)
 		}
 		if name != "" && name != "Error" && !strings.HasPrefix(msg, name) {
 			msg = name + ": " + msg

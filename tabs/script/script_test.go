@@ -258,6 +258,10 @@ func TestScriptErrorPositions(t *testing.T) {
 	cases := []struct{ code, want string }{
 		{"const a = 1;\nnull.x;", "(line 2:6)"},
 		{"const a = 1;\nconst b = ;", "SyntaxError: line 2:11 Unexpected token"},
+		// A bracket or an expression left open is found only in the
+		// wrapper's closing, past the code.
+		{"const a = 1;\nreturn a +", "SyntaxError: the code ends too early, after line 2"},
+		{"if (a) {", "SyntaxError: the code ends too early, after line 1"},
 		{"throw new Error('boom')", "boom (line 1:7)"},
 		// A failed tab call and an assert name the line of the call.
 		{"const a = 1;\n\nawait tab.click('#nope', {timeout: 100});", `no element matches "#nope" (line 3:16)`},
