@@ -1224,3 +1224,38 @@ func TestFillRefusesWhatTakesNoText(t *testing.T) {
 		t.Errorf("after the fills: %q, want false 0 Go (nothing changed)", got)
 	}
 }
+
+// TestFillRefusesAMalformedValue: a fill of a date, time, color or range
+// input with a value the input would not keep fails with bad_request,
+// naming the format, and leaves the field as it was (it used to set the
+// value, which the input then dropped, and so lost what the field held).
+func TestFillRefusesAMalformedValue(t *testing.T) {
+	t.Parallel()
+	base := httptestServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Fields</title><input type=range id=range min=0 max=100><input type=date id=date><input type=color id=color>`)
+	}))
+	tab := obsOpen(t, base+"/")
+	fill := func(sel, v string) error {
+		return run(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
+			_, err := tb.Fill(ctx, tabs.Target{Selector: sel}, v)
+			return err
+		})
+	}
+	for _, c := range [][2]string{{"#range", "80"}, {"#date", "2024-03-05"}, {"#color", "#FF8800"}} {
+		if err := fill(c[0], c[1]); err != nil {
+			t.Fatalf("fill %s %q: %v", c[0], c[1], err)
+		}
+	}
+	for _, c := range []struct{ sel, v, want string }{
+		{"#range", "abc", "give a number from 0 to 100"},
+		{"#range", "150", "give a number from 0 to 100"},
+		{"#date", "03/05/2024", "give yyyy-mm-dd"},
+	} {
+		if err := fill(c.sel, c.v); errcode.Of(err) != errcode.BadRequest || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("fill %s %q: %v, want bad_request: %s", c.sel, c.v, err, c.want)
+		}
+	}
+	if got := evalString(t, tab, "[range.value, date.value, color.value].join(' ')"); got != "80 2024-03-05 #ff8800" {
+		t.Errorf("the fields hold %q, want 80 2024-03-05 #ff8800 (the refused fills left them as they were)", got)
+	}
+}

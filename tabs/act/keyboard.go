@@ -27,10 +27,11 @@ func (t *Actor) prepareText(ctx context.Context, tg Target, value, mode string) 
 		return nil, "", false, err
 	}
 	var r struct {
-		Error  string `json:"error"`
-		Set    bool   `json:"set"`
-		Value  string `json:"value"`
-		Select bool   `json:"select"`
+		Error     string `json:"error"`
+		Malformed bool   `json:"malformed"`
+		Set       bool   `json:"set"`
+		Value     string `json:"value"`
+		Select    bool   `json:"select"`
 	}
 	if err := t.callOn(ctx, el, js.Editable, &r, value, mode); err != nil {
 		return nil, "", false, err
@@ -40,8 +41,22 @@ func (t *Actor) prepareText(ctx context.Context, tg Target, value, mode string) 
 	}
 	if r.Error != "" {
 		e := &pagecore.Error{Code: errcode.NotActionable, Msg: fmt.Sprintf("cannot %s %s: %s", mode, el.desc, r.Error)}
-		if strings.HasPrefix(r.Error, "element is not an input") {
+		switch {
+		case r.Malformed:
+			// The value is the caller's to fix; the field is untouched.
+			e.Code = errcode.BadRequest
+			e.Hint = "Give the value in the format the message names."
+		case strings.HasPrefix(r.Error, "element is not an input"):
 			e.Hint = "Target the field itself: an input, a textarea, a select or a contenteditable element (observe lists them as textbox, searchbox, combobox)."
+		case strings.HasPrefix(r.Error, "element is disabled"), strings.HasPrefix(r.Error, "element is read-only"):
+			e.Hint = "The field takes no text now; observe to see whether something else must be done first (a box to check, a step before it)."
+		case strings.HasPrefix(r.Error, "element did not take focus"):
+			e.Hint = "Something took the focus back (a script, a dialog); observe and try again, or click the field first."
+		default:
+			// The message says what to use instead (click, upload,
+			// select, fill): the code's default hint (hidden, covered)
+			// would mislead.
+			e.Hint = "Use the action the message names instead."
 		}
 		return nil, "", false, e
 	}
@@ -290,6 +305,8 @@ func (t *Actor) fill(ctx context.Context, tg Target, value string) (*ActionResul
 	after := norm(*res.Value)
 	switch {
 	case after == norm(value):
+	case set && strings.EqualFold(after, norm(value)):
+		// A color input keeps #rrggbb in lower case.
 	case cut(after, norm(value)):
 		var max int
 		_ = t.callOn(ctx, el, `function(){ return this.maxLength > 0 ? this.maxLength : 0; }`, &max)

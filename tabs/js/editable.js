@@ -36,6 +36,24 @@ function (value, mode) {
     if (editable.disabled) return { error: 'element is disabled' };
     if (editable.readOnly) return { error: 'element is read-only' };
     const setter = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set;
+    // A value the input would not keep as given (a date in another
+    // format, a number out of a range's bounds or steps) is refused
+    // before the field is touched: tried first on a detached input of
+    // the same type and bounds, which the page never sees.
+    const probe = document.createElement('input');
+    probe.type = kind;
+    for (const a of ['min', 'max', 'step']) if (editable.hasAttribute(a)) probe.setAttribute(a, editable.getAttribute(a));
+    setter.call(probe, value);
+    const kept = kind === 'color' ? probe.value === value.toLowerCase() : probe.value === value;
+    if (!kept) {
+      const formats = { date: 'yyyy-mm-dd (2024-03-05)', time: 'HH:MM or HH:MM:SS, 24-hour (14:30)', 'datetime-local': 'yyyy-mm-ddTHH:MM (2024-03-05T14:30)',
+        month: 'yyyy-mm (2024-03)', week: 'yyyy-Www (2024-W10)', color: '#rrggbb (#ff8800)' };
+      let want = formats[kind];
+      if (kind === 'range') {
+        want = 'a number from ' + (editable.min || '0') + ' to ' + (editable.max || '100') + (editable.step && editable.step !== 'any' ? ' in steps of ' + editable.step : '');
+      }
+      return { error: 'an input of type ' + kind + ' would not keep ' + JSON.stringify(value) + ' (it would hold ' + JSON.stringify(probe.value) + '): give ' + want + '; the field was left as it was', malformed: true };
+    }
     setter.call(editable, value);
     editable.dispatchEvent(new Event('input', { bubbles: true }));
     editable.dispatchEvent(new Event('change', { bubbles: true }));
