@@ -109,7 +109,7 @@ func (s *Script) jsErr(vm *goja.Runtime, err error) error {
 // Unexpected token }" of a one-line code): that is said as the end of
 // the code.
 func (s *Script) syntaxText(msg string) string {
-	lines := strings.Count(s.code, "\n") + 1
+	lines := strings.Count(strings.TrimRight(s.code, "\n"), "\n") + 1
 	for _, g := range goPos.FindAllStringSubmatch(msg, -1) {
 		if line, _ := strconv.Atoi(g[1]); line > lines {
 			return fmt.Sprintf("the code ends too early, after line %d: a bracket, a string or an expression is left open", lines)

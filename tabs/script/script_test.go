@@ -262,6 +262,7 @@ func TestScriptErrorPositions(t *testing.T) {
 		// wrapper's closing, past the code.
 		{"const a = 1;\nreturn a +", "SyntaxError: the code ends too early, after line 2"},
 		{"if (a) {", "SyntaxError: the code ends too early, after line 1"},
+		{"const a = 1;\nif (a) {\n\n", "SyntaxError: the code ends too early, after line 2"},
 		{"throw new Error('boom')", "boom (line 1:7)"},
 		// A failed tab call and an assert name the line of the call.
 		{"const a = 1;\n\nawait tab.click('#nope', {timeout: 100});", `no element matches "#nope" (line 3:16)`},
