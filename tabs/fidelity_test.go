@@ -1169,9 +1169,11 @@ func TestObserveScrolledBoxes(t *testing.T) {
 	base := httptestServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><title>Boxes</title>
 <div id=a style="height:200px;width:300px;overflow:auto"><button>Top A</button><div style="height:400px"></div><button>Deep A</button><div style="height:1400px"></div><button>Far A</button></div>
-<div style="overflow:hidden;height:100px;position:relative"><div style="position:absolute;top:150px;height:80px;overflow:auto"><button>Hidden B</button></div></div>`)
+<div style="overflow:hidden;height:100px;position:relative"><div style="position:absolute;top:150px;height:80px;overflow:auto"><button>Hidden B</button></div></div>
+<div id=chips style="overflow:auto;white-space:nowrap;width:120px"><a href="#1">Chip one</a> <a href="#2">Chip two</a> <a href="#3">Chip three</a> <a href="#4">Chip four</a></div>`)
 	}))
 	tab := obsOpen(t, base+"/")
+	var chips string
 	names := func() string {
 		var got []string
 		err := obsDo(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
@@ -1179,6 +1181,9 @@ func TestObserveScrolledBoxes(t *testing.T) {
 			for _, e := range obs.Elements {
 				if e.Role == "button" {
 					got = append(got, e.Name)
+				}
+				if e.Role == "scrollable" && e.Name == "chips" {
+					chips = e.ScrollPosition
 				}
 			}
 			return err
@@ -1190,6 +1195,10 @@ func TestObserveScrolledBoxes(t *testing.T) {
 	}
 	if got := names(); got != "Top A,Deep A,Far A" {
 		t.Errorf("before scrolling the box: %q, want Top A,Deep A,Far A (Far A is past the end of the page's own scroll range; Hidden B's box is clipped away)", got)
+	}
+	// A row that scrolls sideways, under 40 px high, says it scrolls.
+	if !strings.HasPrefix(chips, "0%/") || !strings.HasSuffix(chips, "px right") {
+		t.Errorf("the chip row's scroll position %q, want 0%%/…px right", chips)
 	}
 	evalString(t, tab, "a.scrollTop = 300; 'ok'")
 	if got := names(); got != "Top A,Deep A,Far A" {

@@ -554,7 +554,9 @@ function (opts, anchor, ...clickables) {
     const v = /auto|scroll|overlay/.test(oy) && el.scrollHeight > el.clientHeight + 20;
     const h = !v && /auto|scroll|overlay/.test(ox) && el.scrollWidth > el.clientWidth + 20;
     if (!v && !h) return '';
-    if (el.clientWidth < 40 || el.clientHeight < 40) return '';
+    // Too small to matter: a box under 40 px along the way it scrolls (a
+    // row of chips or a carousel scrolls sideways at 20 to 40 px high).
+    if (v ? el.clientWidth < 40 || el.clientHeight < 40 : el.clientWidth < 40 || el.clientHeight < 12) return '';
     return v ? where(el.scrollTop, el.scrollHeight - el.clientHeight, 'below') : where(el.scrollLeft, el.scrollWidth - el.clientWidth, 'right');
   }
   function where(at, range, dir) {
