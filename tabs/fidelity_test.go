@@ -1268,3 +1268,42 @@ func TestFillRefusesAMalformedValue(t *testing.T) {
 		t.Errorf("the fields hold %q, want 80 2024-03-05 #ff8800 (the refused fills left them as they were)", got)
 	}
 }
+
+// TestObserveAriaModal: an ARIA modal dialog (role dialog, aria-modal)
+// whose backdrop covers the page is observed as a native modal <dialog>
+// is: its controls, and nothing of the page behind it, which a person
+// cannot reach. One that leaves the page usable (a chat panel in a corner
+// marked aria-modal) hides nothing.
+func TestObserveAriaModal(t *testing.T) {
+	t.Parallel()
+	base := httptestServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		page := `<!doctype html><title>Modal</title><header><a href="#">Home</a> <button>Menu</button></header><ul><li><button>Row 1</button></li><li><button>Row 2</button></li></ul>`
+		if r.URL.Path == "/panel" {
+			page += `<div role=dialog aria-modal=true aria-label="Chat" style="position:fixed;right:0;bottom:0;width:200px;height:150px;background:#eee"><button>Send</button></div>`
+		} else {
+			page += `<div style="position:fixed;inset:0;background:rgba(0,0,0,.4)"><div role=dialog aria-modal=true aria-label="Sure" style="margin:100px auto;width:300px;background:#fff"><button>Close</button></div></div>
+<div role=dialog aria-modal=true aria-label="Hidden drawer" style="display:none"><button>Drawer</button></div>`
+		}
+		fmt.Fprint(w, page)
+	}))
+	for _, c := range []struct{ path, want string }{
+		{"/", `dialog "Sure" modal|button "Close"`},
+		{"/panel", `link "Home"|button "Menu"|button "Row 1"|button "Row 2"|dialog "Chat" modal|button "Send"`},
+	} {
+		tab := obsOpen(t, base+c.path)
+		var got []string
+		err := obsDo(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
+			obs, err := tb.Observe(ctx, tabs.ObserveOptions{})
+			for _, e := range obs.Elements {
+				got = append(got, fmt.Sprintf("%s %q", e.Role, e.Name)+strings.Repeat(" modal", min(1, strings.Count(strings.Join(e.States, " "), "modal"))))
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g := strings.Join(got, "|"); g != c.want {
+			t.Errorf("observe %s: %s, want %s", c.path, g, c.want)
+		}
+	}
+}

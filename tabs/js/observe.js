@@ -547,6 +547,47 @@ function (opts, anchor, ...clickables) {
     return true;
   }
 
+  // ariaModal returns the last ARIA modal dialog of the document (role
+  // dialog or alertdialog, aria-modal="true") that shows and blocks the
+  // page, or null. aria-modal only says the page behind is inert; a page
+  // may set it on a panel that leaves the page usable, so the dialog
+  // counts only when the pointer reaches nothing of the page outside it:
+  // at points around it, the hit is the dialog, or a fixed element that
+  // covers the viewport (its backdrop).
+  function ariaModal() {
+    const all = doc.querySelectorAll('[aria-modal="true"]');
+    for (let i = all.length - 1; i >= 0; i--) {
+      const d = all[i];
+      const role = (d.getAttribute('role') || '').trim();
+      if (role !== 'dialog' && role !== 'alertdialog') continue;
+      if (!d.getClientRects().length || win.getComputedStyle(d).visibility !== 'visible') continue;
+      if (d.closest('[aria-hidden="true"], [inert]')) continue;
+      if (blocksPage(d)) return d;
+    }
+    return null;
+  }
+  function blocksPage(d) {
+    const W = win.innerWidth, H = win.innerHeight;
+    const r = d.getBoundingClientRect();
+    const pts = [[0.1, 0.1], [0.9, 0.1], [0.1, 0.9], [0.9, 0.9], [0.5, 0.03], [0.03, 0.5]].map(([x, y]) => [x * W, y * H])
+      .filter(([x, y]) => !(x >= r.left && x <= r.right && y >= r.top && y <= r.bottom));
+    for (const [x, y] of pts) {
+      const h = doc.elementFromPoint(x, y);
+      if (!h) return false;
+      if (d.contains(h)) continue;
+      let backdrop = false;
+      for (let n = h; n && n !== doc.body && n !== doc.documentElement; n = n.parentElement) {
+        if (win.getComputedStyle(n).position === 'fixed') {
+          const b = n.getBoundingClientRect();
+          backdrop = b.width >= 0.9 * W && b.height >= 0.9 * H;
+          break;
+        }
+      }
+      if (!backdrop) return false;
+    }
+    return true;
+  }
+
   // scrollPos returns where a scroll container stands ("0%/2931px below",
   // "40%/300px right"), or "" when el is none (or too small to matter).
   function scrollPos(el, cs) {
@@ -606,11 +647,14 @@ function (opts, anchor, ...clickables) {
     const dleaf = new Set();
     // rowTexts caches the texts of the rows rowKey reads.
     const rowTexts = new Map();
-    // modalDlg is the open modal dialog (showModal) of the document.
+    // modalDlg is the open modal dialog of the document: a <dialog>
+    // opened with showModal, else an ARIA one (role dialog or alertdialog,
+    // aria-modal="true") that shows and blocks the page, so that a person
+    // can act on nothing outside it.
     let modalDlg = null;
     if (!opts.sub) {
       try {
-        modalDlg = doc.querySelector('dialog:modal');
+        modalDlg = doc.querySelector('dialog:modal') || ariaModal();
       } catch (e) {
         modalDlg = null;
       }
