@@ -182,8 +182,12 @@ func TestDateInput(t *testing.T) {
 		t.Fatalf("type into a date: %v, want not_actionable saying use fill", err)
 	}
 	_, err = run(t, name, `await tab.fill('#d', '15/03/2024')`, 10*time.Second)
-	if errcode.Of(err) != errcode.NotActionable {
-		t.Fatalf("fill a malformed date: %v, want not_actionable", err)
+	if errcode.Of(err) != errcode.BadRequest || !strings.Contains(err.Error(), "give yyyy-mm-dd") {
+		t.Fatalf("fill a malformed date: %v, want bad_request naming yyyy-mm-dd", err)
+	}
+	// The refused value did not touch the field.
+	if got := result(t, name, `return await tab.evaluate(() => document.getElementById('d').value)`); got != "2024-03-15" {
+		t.Fatalf("the date after the refused fill: %q, want 2024-03-15", got)
 	}
 }
 
