@@ -1267,6 +1267,18 @@ func TestFillRefusesAMalformedValue(t *testing.T) {
 	if got := evalString(t, tab, "[range.value, date.value, color.value].join(' ')"); got != "80 2024-03-05 #ff8800" {
 		t.Errorf("the fields hold %q, want 80 2024-03-05 #ff8800 (the refused fills left them as they were)", got)
 	}
+	// An empty value clears a date (it reached the page as undefined,
+	// and a color's fill failed with a TypeError); a color cannot be
+	// empty, and says so.
+	if err := fill("#date", ""); err != nil {
+		t.Errorf("fill #date with nothing: %v", err)
+	}
+	if err := fill("#color", ""); errcode.Of(err) != errcode.BadRequest || !strings.Contains(err.Error(), "give #rrggbb") {
+		t.Errorf("fill #color with nothing: %v, want bad_request: give #rrggbb", err)
+	}
+	if got := evalString(t, tab, "date.value + '|' + color.value"); got != "|#ff8800" {
+		t.Errorf("after the empty fills: %q, want |#ff8800", got)
+	}
 }
 
 // TestObserveAriaModal: an ARIA modal dialog (role dialog, aria-modal)

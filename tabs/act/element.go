@@ -14,6 +14,7 @@ import (
 
 	"github.com/chromedp/cdproto/accessibility"
 	"github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
@@ -263,29 +264,48 @@ func youngInFlight(reqs map[network.RequestID]pagecore.Request) bool {
 	return false
 }
 
+// callArg is an argument of Runtime.callFunctionOn. runtime.CallArgument
+// omits a value that encodes as empty ("", [], {}), which the function
+// then got as undefined: a fill of "" into a date input reached the page
+// as undefined, and a color's failed on it.
+type callArg struct {
+	Value    jsonv2.Value           `json:"value,omitzero"`
+	ObjectID runtime.RemoteObjectID `json:"objectId,omitempty"`
+}
+
+// callParams are the Runtime.callFunctionOn parameters callOn sends: by
+// value, awaiting a promise, as a user gesture.
+type callParams struct {
+	FunctionDeclaration string                 `json:"functionDeclaration"`
+	ObjectID            runtime.RemoteObjectID `json:"objectId"`
+	Arguments           []callArg              `json:"arguments,omitempty"`
+	ReturnByValue       bool                   `json:"returnByValue"`
+	AwaitPromise        bool                   `json:"awaitPromise"`
+	UserGesture         bool                   `json:"userGesture"`
+}
+
 // callOn calls a function declaration on an element
 // (Runtime.callFunctionOn, awaiting promises, result by value) and decodes
 // the result into out.
 func (t *Actor) callOn(ctx context.Context, el *element, fn string, out any, args ...any) error {
-	var cargs []*runtime.CallArgument
+	var cargs []callArg
 	for _, a := range args {
 		b, err := json.Marshal(a)
 		if err != nil {
 			return fmt.Errorf("encode argument: %w", err)
 		}
-		cargs = append(cargs, &runtime.CallArgument{Value: b})
+		cargs = append(cargs, callArg{Value: b})
 	}
 	var res runtime.CallFunctionOnResult
 	err := t.Blocking(ctx, func(ctx context.Context) error {
-		p := runtime.CallFunctionOnParams{
-			FunctionDeclaration: fn, ObjectID: el.obj, Arguments: cargs,
-			ReturnByValue: new(true), AwaitPromise: new(true), UserGesture: new(true),
-		}
+		sess := t.SessionOf(el.sess)
+		p := callParams{FunctionDeclaration: fn, ObjectID: el.obj, Arguments: cargs, ReturnByValue: true, AwaitPromise: true, UserGesture: true}
 		if f := t.held(ctx, el, fn, len(cargs)); f != "" {
 			hp := p
 			hp.FunctionDeclaration = pagecore.HeldCall
-			hp.Arguments = append([]*runtime.CallArgument{{ObjectID: f}}, cargs...)
-			r, err := cdp.Call(ctx, t.SessionOf(el.sess), runtime.CallFunctionOn, hp)
+			hp.Arguments = append([]callArg{{ObjectID: f}}, cargs...)
+			var r runtime.CallFunctionOnResult
+			err := sess.Call(ctx, runtime.CallFunctionOn.Method, hp, &r)
 			if err == nil || ctx.Err() != nil {
 				res = r
 				return err
@@ -294,9 +314,7 @@ func (t *Actor) callOn(ctx context.Context, el *element, fn string, out any, arg
 			// the call goes with the source, whose error is the answer.
 			t.Forget(el.sess, el.obj, fn)
 		}
-		var err error
-		res, err = cdp.Call(ctx, t.SessionOf(el.sess), runtime.CallFunctionOn, p)
-		return err
+		return sess.Call(ctx, runtime.CallFunctionOn.Method, p, &res)
 	})
 	if err != nil {
 		if strings.Contains(err.Error(), "Cannot find context") || strings.Contains(err.Error(), "Could not find object") {
