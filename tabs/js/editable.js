@@ -30,6 +30,15 @@ function (value, mode) {
   if (kind === 'checkbox' || kind === 'radio') return { error: 'an input of type ' + kind + ' takes no text; click it to check or uncheck it' };
   if (kind === 'file') return { error: 'an input of type file takes no text; use upload with the files\' paths' };
   if (['button', 'submit', 'reset', 'image'].includes(kind)) return { error: 'an input of type ' + kind + ' is a button and takes no text; click it' };
+  // A number input drops text that is no number when it is typed, and a
+  // failed fill would leave it emptied: such text is refused before the
+  // field is touched (tried on a detached number input).
+  if (kind === 'number' && mode === 'fill' && value !== '') {
+    const probe = document.createElement('input');
+    probe.type = 'number';
+    Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set.call(probe, value);
+    if (probe.value !== value) return { error: 'an input of type number would not keep ' + JSON.stringify(value) + ': give a number (42, -1.5, 2e3); the field was left as it was', malformed: true };
+  }
   const direct = ['date', 'time', 'datetime-local', 'month', 'week', 'color', 'range'];
   if (editable.tagName === 'INPUT' && direct.includes((editable.type || '').toLowerCase())) {
     if (mode !== 'fill') return { error: 'an input of type ' + editable.type + ' takes no typed text; use fill' };
