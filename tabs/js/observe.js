@@ -819,7 +819,11 @@ function (opts, anchor, ...clickables) {
       const ox = cs.overflowX, oy = cs.overflowY;
       const over = ox !== 'visible' || oy !== 'visible';
       const pos = cs.position;
-      const clip = pos === 'fixed' ? null : pos === 'absolute' ? st.pclip : st.clip;
+      // A fixed element stays where it is in its viewport whatever
+      // scrolls: what of it lies outside the viewport (a drawer parked
+      // off screen) no scroll brings into view.
+      const fw = pos === 'fixed' ? el.ownerDocument.defaultView || win : null;
+      const clip = fw ? [0, 0, fw.innerWidth, fw.innerHeight] : pos === 'absolute' ? st.pclip : st.clip;
       if (over || pos !== 'static') {
         const cc = over ? clipOf(el, cs, clip) : clip;
         const pc = pos !== 'static' ? cc : st.pclip;
@@ -1046,7 +1050,9 @@ function (opts, anchor, ...clickables) {
         const it = { k: 'd', n: addNode(el), r: role };
         const s = states(el, tag, role, active);
         if (s.length) it.s = s;
-        if (all || s.includes('modal')) items.push(it);
+        // A dialog out of a person's sight (parked off screen, hidden)
+        // is none they can act in.
+        if ((all || s.includes('modal')) && !vh && shown(el, cs, clip)) items.push(it);
         ctxOf(it, st);
         if (opts.vp || opts.bx) it.b = rectOf(el.getBoundingClientRect());
         let name = nameOf(el, tag, role, '');
