@@ -1241,7 +1241,7 @@ func TestFillRefusesWhatTakesNoText(t *testing.T) {
 func TestFillRefusesAMalformedValue(t *testing.T) {
 	t.Parallel()
 	base := httptestServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprint(w, `<!doctype html><title>Fields</title><input type=range id=range min=0 max=100><input type=date id=date><input type=color id=color>`)
+		fmt.Fprint(w, `<!doctype html><title>Fields</title><input type=range id=range min=0 max=100><input type=date id=date><input type=color id=color><input type=number id=num value=50>`)
 	}))
 	tab := obsOpen(t, base+"/")
 	fill := func(sel, v string) error {
@@ -1259,13 +1259,14 @@ func TestFillRefusesAMalformedValue(t *testing.T) {
 		{"#range", "abc", "give a number from 0 to 100"},
 		{"#range", "150", "give a number from 0 to 100"},
 		{"#date", "03/05/2024", "give yyyy-mm-dd"},
+		{"#num", "abc", "give a number"},
 	} {
 		if err := fill(c.sel, c.v); errcode.Of(err) != errcode.BadRequest || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("fill %s %q: %v, want bad_request: %s", c.sel, c.v, err, c.want)
 		}
 	}
-	if got := evalString(t, tab, "[range.value, date.value, color.value].join(' ')"); got != "80 2024-03-05 #ff8800" {
-		t.Errorf("the fields hold %q, want 80 2024-03-05 #ff8800 (the refused fills left them as they were)", got)
+	if got := evalString(t, tab, "[range.value, date.value, color.value, num.value].join(' ')"); got != "80 2024-03-05 #ff8800 50" {
+		t.Errorf("the fields hold %q, want 80 2024-03-05 #ff8800 50 (the refused fills left them as they were)", got)
 	}
 	// An empty value clears a date (it reached the page as undefined,
 	// and a color's fill failed with a TypeError); a color cannot be
@@ -1317,5 +1318,33 @@ func TestObserveAriaModal(t *testing.T) {
 		if g := strings.Join(got, "|"); g != c.want {
 			t.Errorf("observe %s: %s, want %s", c.path, g, c.want)
 		}
+	}
+}
+
+// TestObserveFixedOffScreen: what a fixed element keeps outside the
+// viewport (a drawer parked off screen, a dialog at left: -5000px) is no
+// scroll away: it is not offered. What of it shows is.
+func TestObserveFixedOffScreen(t *testing.T) {
+	t.Parallel()
+	base := httptestServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Fixed</title><div style="height:3000px"><button>Main</button></div>
+<nav style="position:fixed;left:-300px;top:0;width:250px;height:100%"><a href="#a">Drawer link</a><button>Drawer button</button></nav>
+<div style="position:fixed;right:0;bottom:0"><button>Chat</button></div>
+<div role=dialog aria-modal=true aria-label="Parked" style="position:fixed;left:-5000px;top:0"><button>Parked OK</button></div>`)
+	}))
+	tab := obsOpen(t, base+"/")
+	var got []string
+	err := obsDo(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
+		obs, err := tb.Observe(ctx, tabs.ObserveOptions{})
+		for _, e := range obs.Elements {
+			got = append(got, e.Role+" "+e.Name)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := strings.Join(got, "|"); g != "button Main|button Chat" {
+		t.Errorf("observe: %s, want button Main|button Chat", g)
 	}
 }
