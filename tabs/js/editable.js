@@ -30,38 +30,39 @@ function (value, mode) {
   if (kind === 'checkbox' || kind === 'radio') return { error: 'an input of type ' + kind + ' takes no text; click it to check or uncheck it' };
   if (kind === 'file') return { error: 'an input of type file takes no text; use upload with the files\' paths' };
   if (['button', 'submit', 'reset', 'image'].includes(kind)) return { error: 'an input of type ' + kind + ' is a button and takes no text; click it' };
-  // A number input drops text that is no number when it is typed, and a
-  // failed fill would leave it emptied: such text is refused before the
-  // field is touched (tried on a detached number input).
-  if (kind === 'number' && mode === 'fill' && value !== '') {
-    const probe = document.createElement('input');
-    probe.type = 'number';
-    Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set.call(probe, value);
-    if (probe.value !== value) return { error: 'an input of type number would not keep ' + JSON.stringify(value) + ': give a number (42, -1.5, 2e3); the field was left as it was', malformed: true };
-  }
-  const direct = ['date', 'time', 'datetime-local', 'month', 'week', 'color', 'range'];
-  if (editable.tagName === 'INPUT' && direct.includes((editable.type || '').toLowerCase())) {
-    if (mode !== 'fill') return { error: 'an input of type ' + editable.type + ' takes no typed text; use fill' };
-    if (editable.disabled) return { error: 'element is disabled' };
-    if (editable.readOnly) return { error: 'element is read-only' };
-    const setter = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set;
-    // A value the input would not keep as given (a date in another
-    // format, a number out of a range's bounds or steps) is refused
-    // before the field is touched: tried first on a detached input of
-    // the same type and bounds, which the page never sees.
+  const setter = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set;
+  // held is what the input would hold given value (a number dropped,
+  // a date in another format sanitised to ""), found on a detached input
+  // of the same type and bounds, which the page never sees: a value it
+  // would not keep is refused before the field is touched.
+  const held = () => {
     const probe = document.createElement('input');
     probe.type = kind;
     for (const a of ['min', 'max', 'step']) if (editable.hasAttribute(a)) probe.setAttribute(a, editable.getAttribute(a));
     setter.call(probe, value);
-    const kept = kind === 'color' ? probe.value === value.toLowerCase() : probe.value === value;
-    if (!kept) {
+    return probe.value;
+  };
+  // A number input drops text that is no number when it is typed, and a
+  // failed fill would leave it emptied.
+  if (kind === 'number' && mode === 'fill' && value !== '' && held() !== value) {
+    return { error: 'an input of type number would not keep ' + JSON.stringify(value) + ': give a number (42, -1.5, 2e3); the field was left as it was', malformed: true };
+  }
+  const direct = ['date', 'time', 'datetime-local', 'month', 'week', 'color', 'range'];
+  if (direct.includes(kind)) {
+    if (mode !== 'fill') return { error: 'an input of type ' + editable.type + ' takes no typed text; use fill' };
+    if (editable.disabled) return { error: 'element is disabled' };
+    if (editable.readOnly) return { error: 'element is read-only' };
+    // A date in another format, a number out of a range's bounds or
+    // steps; a color is kept in lower case.
+    const h = held();
+    if (h !== (kind === 'color' ? value.toLowerCase() : value)) {
       const formats = { date: 'yyyy-mm-dd (2024-03-05)', time: 'HH:MM or HH:MM:SS, 24-hour (14:30)', 'datetime-local': 'yyyy-mm-ddTHH:MM (2024-03-05T14:30)',
         month: 'yyyy-mm (2024-03)', week: 'yyyy-Www (2024-W10)', color: '#rrggbb (#ff8800)' };
       let want = formats[kind];
       if (kind === 'range') {
         want = 'a number from ' + (editable.min || '0') + ' to ' + (editable.max || '100') + (editable.step && editable.step !== 'any' ? ' in steps of ' + editable.step : '');
       }
-      return { error: 'an input of type ' + kind + ' would not keep ' + JSON.stringify(value) + ' (it would hold ' + JSON.stringify(probe.value) + '): give ' + want + '; the field was left as it was', malformed: true };
+      return { error: 'an input of type ' + kind + ' would not keep ' + JSON.stringify(value) + ' (it would hold ' + JSON.stringify(h) + '): give ' + want + '; the field was left as it was', malformed: true };
     }
     setter.call(editable, value);
     editable.dispatchEvent(new Event('input', { bubbles: true }));
