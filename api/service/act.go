@@ -3,12 +3,12 @@ package service
 import (
 	"context"
 	"fmt"
-	"github.com/tabpilot/tabpilot/internal/msg"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/tabpilot/tabpilot/api"
+	"github.com/tabpilot/tabpilot/internal/msg"
 	"github.com/tabpilot/tabpilot/tabs"
 )
 
