@@ -1176,20 +1176,13 @@ func TestObserveScrolledBoxes(t *testing.T) {
 	var chips string
 	names := func() string {
 		var got []string
-		err := obsDo(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
-			obs, err := tb.Observe(ctx, tabs.ObserveOptions{})
-			for _, e := range obs.Elements {
-				if e.Role == "button" {
-					got = append(got, e.Name)
-				}
-				if e.Role == "scrollable" && e.Name == "chips" {
-					chips = e.ScrollPosition
-				}
+		for _, e := range observed(t, tab) {
+			if e.Role == "button" {
+				got = append(got, e.Name)
 			}
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
+			if e.Role == "scrollable" && e.Name == "chips" {
+				chips = e.ScrollPosition
+			}
 		}
 		return strings.Join(got, ",")
 	}
@@ -1305,15 +1298,8 @@ func TestObserveAriaModal(t *testing.T) {
 	} {
 		tab := obsOpen(t, base+c.path)
 		var got []string
-		err := obsDo(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
-			obs, err := tb.Observe(ctx, tabs.ObserveOptions{})
-			for _, e := range obs.Elements {
-				got = append(got, fmt.Sprintf("%s %q", e.Role, e.Name)+strings.Repeat(" modal", min(1, strings.Count(strings.Join(e.States, " "), "modal"))))
-			}
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
+		for _, e := range observed(t, tab) {
+			got = append(got, fmt.Sprintf("%s %q", e.Role, e.Name)+strings.Repeat(" modal", min(1, strings.Count(strings.Join(e.States, " "), "modal"))))
 		}
 		if g := strings.Join(got, "|"); g != c.want {
 			t.Errorf("observe %s: %s, want %s", c.path, g, c.want)
@@ -1334,17 +1320,28 @@ func TestObserveFixedOffScreen(t *testing.T) {
 	}))
 	tab := obsOpen(t, base+"/")
 	var got []string
+	for _, e := range observed(t, tab) {
+		got = append(got, e.Role+" "+e.Name)
+	}
+	if g := strings.Join(got, "|"); g != "button Main|button Chat" {
+		t.Errorf("observe: %s, want button Main|button Chat", g)
+	}
+}
+
+// observed observes tab with the default options and returns its
+// elements, failing the test when the observation fails.
+func observed(t *testing.T, tab *tabs.Tab) []observe.Element {
+	t.Helper()
+	var els []observe.Element
 	err := obsDo(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
 		obs, err := tb.Observe(ctx, tabs.ObserveOptions{})
-		for _, e := range obs.Elements {
-			got = append(got, e.Role+" "+e.Name)
+		if err == nil {
+			els = obs.Elements
 		}
 		return err
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g := strings.Join(got, "|"); g != "button Main|button Chat" {
-		t.Errorf("observe: %s, want button Main|button Chat", g)
-	}
+	return els
 }
