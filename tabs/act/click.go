@@ -72,7 +72,7 @@ func (t *Actor) Click(ctx context.Context, tg Target) (*ActionResult, error) {
 	// on something else.
 	// If the element moved or got covered in that frame, the click starts
 	// over with the waiting check.
-	o := actOpts{enabled: true, hitTest: true, arm: true, quick: true}
+	o := actOpts{enabled: true, hitTest: true, arm: true, quick: true, iso: true}
 	for {
 		res, retry, err := t.clickOnce(ctx, tg, &o)
 		if !retry {
@@ -107,7 +107,7 @@ func (t *Actor) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionRe
 				return err
 			}
 			ph.moved = time.Now()
-			if o.quick {
+			if o.quick && !el.press {
 				if err := t.verify(ctx, el); err != nil {
 					return err
 				}
@@ -167,6 +167,9 @@ func (t *Actor) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionRe
 		Pressed bool   `json:"pressed"`
 		Moved   bool   `json:"moved"`
 		Reached bool   `json:"reached"`
+		// Verdict is what the guard found wrong with the element at
+		// the press (actState.Press), before it stopped the press.
+		Verdict *actState `json:"verdict"`
 	}
 	err = t.callOn(checkCtx, el, actionableJS, &got, map[string]any{"done": true})
 	ph.log(t, el)
@@ -181,6 +184,29 @@ func (t *Actor) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionRe
 			t.notePending(res)
 		}
 		return res, false, nil
+	}
+	if err == nil && got != nil && got.Verdict != nil && !got.Touched && ctx.Err() == nil {
+		// The guard stopped the whole press: the page saw none of it.
+		// What the verify call would have refused is refused here.
+		switch got.Verdict.State {
+		case "vanished":
+			return nil, false, notActionable(el, got.Verdict)
+		case "detached":
+			// Removed since the check (a row rendered again on hover, or
+			// by a virtualised list after the scroll): a number names a
+			// node that is gone; a selector's new element, if there is
+			// one, gets the click.
+			if tg.ID > 0 {
+				return nil, false, goneByPointer(el)
+			}
+			if again, rerr := t.resolve(ctx, tg); rerr != nil || again == nil {
+				return nil, false, goneByPointer(el)
+			}
+		}
+		// Moved or disabled since the check: the waiting check
+		// tells which, and whether it passes.
+		o.quick = false
+		return nil, true, nil
 	}
 	if err == nil && got != nil && !got.Got && t.NavSeq() == nav.Seq {
 		switch {
@@ -214,10 +240,11 @@ func (t *Actor) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionRe
 		default:
 			// The click went to the element, as a person's would, and a
 			// listener of the page on its way (a delegating one on the
-			// document or an ancestor) stopped it there: the page had it,
-			// and may have acted on it. Not an error: a caller that took it
-			// for one would click again, and act twice.
-			res.Note = "a listener of the page on an ancestor (such as a delegating one on the document) stopped the click event before it reached " + el.desc + "; the page had the click and may have handled it there"
+			// document or an ancestor; one on the window, which the guard
+			// of guard.js's world runs before) stopped it there: the page
+			// had it, and may have acted on it. Not an error: a caller
+			// that took it for one would click again, and act twice.
+			res.Note = "a listener of the page on the click's way to " + el.desc + " (on the window, on the document, such as a delegating one, or on an ancestor) stopped the click event before it reached it; the page had the click and may have handled it there"
 		}
 	}
 	// The check's reply, on the top page's session, came after the events

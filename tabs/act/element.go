@@ -102,6 +102,12 @@ type element struct {
 	// bg is true when the last check found the page hidden (a background
 	// tab): see moveMouse.
 	bg bool
+	// press is true when the last check's guard checks the element again
+	// at the press (actState.Press).
+	press bool
+	// iso is true when obj is of guard.js's isolated world
+	// (resolveInGuardWorld), not of the main world.
+	iso bool
 	// shown, when set, is what the number showed when it was numbered,
 	// for the first actionability check to compare (checkShown).
 	shown *shownWant
@@ -113,6 +119,13 @@ type element struct {
 // element_not_found, stale_element (a number from an older observation or
 // whose node is gone).
 func (t *Actor) resolve(ctx context.Context, tg Target) (*element, error) {
+	return t.resolveIn(ctx, tg, false)
+}
+
+// resolveIn is resolve; with iso, a plain selector of the top document
+// is matched in guard.js's world (pagecore.Page.GuardContext), whose
+// element the click's check can leave the verify to the guard with.
+func (t *Actor) resolveIn(ctx context.Context, tg Target, iso bool) (*element, error) {
 	if tg.ID > 0 {
 		return t.resolveNumber(ctx, tg.ID) // number.go
 	}
@@ -137,11 +150,26 @@ func (t *Actor) resolve(ctx context.Context, tg Target) (*element, error) {
 	expr := fmt.Sprintf("(%s)(%s, %s)", js.Query, jsString(engine), jsString(sel))
 	var res runtime.EvaluateResult
 	group := t.group(ctx, nil)
-	err = t.Blocking(ctx, func(ctx context.Context) error {
-		var err error // not the outer err: blocking can return first
-		res, err = cdp.Call(ctx, t.Target(), runtime.Evaluate, runtime.EvaluateParams{Expression: expr, ObjectGroup: group})
-		return err
-	})
+	top := cdp.FrameID(t.Target().TargetID)
+	var world runtime.ExecutionContextID
+	if iso {
+		world, _ = t.GuardContext(ctx, top) // 0: the main world
+	}
+	evaluate := func(c runtime.ExecutionContextID) error {
+		return t.Blocking(ctx, func(ctx context.Context) error {
+			var err error // not the outer err: blocking can return first
+			res, err = cdp.Call(ctx, t.Target(), runtime.Evaluate, runtime.EvaluateParams{Expression: expr, ObjectGroup: group, ContextID: c})
+			return err
+		})
+	}
+	err = evaluate(world)
+	if err != nil && world != 0 && ctx.Err() == nil {
+		// The world is gone (its document with it): the main world's
+		// answer stands.
+		t.ForgetGuardContext(top)
+		world = 0
+		err = evaluate(0)
+	}
 	if err != nil {
 		return nil, pagecore.EvalErr(err)
 	}
@@ -151,7 +179,7 @@ func (t *Actor) resolve(ctx context.Context, tg Target) (*element, error) {
 	if res.Result == nil || res.Result.ObjectID == "" {
 		return nil, nil // not found (yet)
 	}
-	return &element{obj: res.Result.ObjectID, desc: fmt.Sprintf("%q", tg.Selector)}, nil
+	return &element{obj: res.Result.ObjectID, desc: fmt.Sprintf("%q", tg.Selector), iso: world != 0}, nil
 }
 
 var ariaRE = regexp.MustCompile(`(?s)^(.*?)(?:\[role=["']?([a-zA-Z]+)["']?\])?$`)
@@ -195,9 +223,14 @@ const autoWait = 5 * time.Second
 // find resolves a target, waiting (up to autoWait, within ctx) for a
 // selector to match. A number never waits: it names a node, or is stale.
 func (t *Actor) find(ctx context.Context, tg Target, wait time.Duration) (*element, error) {
+	return t.findIn(ctx, tg, wait, false)
+}
+
+// findIn is find; iso is resolveIn's.
+func (t *Actor) findIn(ctx context.Context, tg Target, wait time.Duration, iso bool) (*element, error) {
 	deadline := time.Now().Add(wait)
 	for {
-		el, err := t.resolve(ctx, tg)
+		el, err := t.resolveIn(ctx, tg, iso)
 		if err != nil || el != nil {
 			return el, err
 		}
@@ -236,6 +269,9 @@ type actState struct {
 	// Shown is what the node shows (actionableJS given row and key), nil when it is
 	// detached.
 	Shown *shownNow `json:"shown"`
+	// Press is true when a quick check armed a guard that checks the
+	// element again at the press, so the click sends no verify call.
+	Press bool `json:"press"`
 }
 
 // coverSettle is how long an element may stay covered by the same
@@ -338,6 +374,9 @@ type actOpts struct {
 	hitTest bool
 	// arm arms the one-shot click listener Click checks afterwards.
 	arm bool
+	// iso resolves a number in guard.js's world (resolveInGuardWorld),
+	// where the check can leave the verify to the guard (Click).
+	iso bool
 	// quick skips the animation frame the stability check waits when
 	// nothing in the document animates; the caller must verify the box
 	// after a frame has passed (Click: its mouseMoved comes with one, and
@@ -360,7 +399,7 @@ func (t *Actor) actionable(ctx context.Context, el *element, o actOpts, wait tim
 	var frameCover string      // what of the parent page covered an out-of-process iframe's element last
 	net := t.InFlight()
 	for {
-		args := map[string]any{"enabled": o.enabled, "hitTest": o.hitTest, "arm": o.arm, "quick": o.quick}
+		args := map[string]any{"enabled": o.enabled, "hitTest": o.hitTest, "arm": o.arm, "quick": o.quick, "iso": el.iso}
 		if w := el.shown; w != nil {
 			// The first check also compares what the node shows.
 			args["row"], args["key"] = w.ref.Row, w.key
@@ -427,7 +466,7 @@ func (t *Actor) actionable(ctx context.Context, el *element, o actOpts, wait tim
 // not in the element's frame. Errors: not_actionable when the element or
 // its frame has no box, stale_element when the frame is gone.
 func (t *Actor) topPoint(ctx context.Context, el *element, st *actState) (x, y float64, cover string, err error) {
-	el.box, el.fx, el.fy, el.bg = st.Box, st.X, st.Y, st.Bg
+	el.box, el.fx, el.fy, el.bg, el.press = st.Box, st.X, st.Y, st.Bg, st.Press
 	if st.Top && el.sess == nil {
 		return st.X, st.Y, "", nil
 	}
@@ -502,7 +541,7 @@ func (t *Actor) verify(ctx context.Context, el *element) error {
 		box = []float64{} // no box to compare: the hit test and the arming still run
 	}
 	var st actState
-	if err := t.callOn(ctx, el, actionableJS, &st, map[string]any{"verify": box, "x": el.fx, "y": el.fy, "arm": true}); err != nil {
+	if err := t.callOn(ctx, el, actionableJS, &st, map[string]any{"verify": box, "x": el.fx, "y": el.fy, "arm": true, "iso": el.iso}); err != nil {
 		return err
 	}
 	switch st.State {

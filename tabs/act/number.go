@@ -29,13 +29,15 @@ const navWait = 3 * time.Second
 // Errors: stale_element when the number was never given, its page
 // navigated, its frame or node is gone.
 func (t *Actor) resolveNumber(ctx context.Context, id int) (*element, error) {
-	return t.resolveNumberAs(ctx, id, false)
+	return t.resolveNumberAs(ctx, id, false, false)
 }
 
 // resolveNumberAs is resolveNumber; with deferShown, what the node shows
 // is left in el.shown for the first actionability check to compare, in
-// its own call (locate), not in one more round trip.
-func (t *Actor) resolveNumberAs(ctx context.Context, id int, deferShown bool) (*element, error) {
+// its own call (locate), not in one more round trip; with iso, a node of
+// the page's own renderer is resolved in guard.js's world
+// (resolveInGuardWorld).
+func (t *Actor) resolveNumberAs(ctx context.Context, id int, deferShown, iso bool) (*element, error) {
 	deadline := time.Now().Add(navWait)
 	for {
 		pending, sig := t.CrossDocPending()
@@ -65,14 +67,22 @@ func (t *Actor) resolveNumberAs(ctx context.Context, id int, deferShown bool) (*
 	if sess == nil {
 		return nil, &pagecore.Error{Code: errcode.StaleElement, Msg: fmt.Sprintf("element %d was in a frame that is gone; observe again", id), Err: pagecore.ErrStale}
 	}
-	res, err := cdp.Call(ctx, sess, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: ref.BackendNodeID, ObjectGroup: t.group(ctx, sess)})
+	var res dom.ResolveNodeResult
+	var err error
+	world := false
+	if iso && sess == t.Target() {
+		res, world = t.resolveInGuardWorld(ctx, ref)
+	}
+	if !world {
+		res, err = cdp.Call(ctx, sess, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: ref.BackendNodeID, ObjectGroup: t.group(ctx, sess)})
+	}
 	if err != nil && ctx.Err() != nil {
 		return nil, pagecore.CDPErr("resolve element", err)
 	}
 	if err != nil || res.Object == nil || res.Object.ObjectID == "" {
 		return nil, &pagecore.Error{Code: errcode.StaleElement, Msg: fmt.Sprintf("element %d is gone from the page; observe again", id), Err: pagecore.ErrStale}
 	}
-	el := &element{obj: res.Object.ObjectID, desc: fmt.Sprintf("element %d", id), number: id, backend: ref.BackendNodeID, frame: ref.FrameID}
+	el := &element{obj: res.Object.ObjectID, desc: fmt.Sprintf("element %d", id), number: id, backend: ref.BackendNodeID, frame: ref.FrameID, iso: world}
 	if sess != t.Target() {
 		el.sess = sess
 	}
@@ -208,4 +218,28 @@ func (t *Actor) held(ctx context.Context, el *element, fn string, nargs int) run
 		return ""
 	}
 	return t.Held(ctx, el.sess, el.obj, fn)
+}
+
+// resolveInGuardWorld resolves ref, a node of the page's own renderer,
+// in the isolated world of guard.js (pagecore.Page.GuardContext,
+// DOM.resolveNode with its executionContextId), where the click's check
+// can use the guard listeners guard.js put on the window before the page
+// could. ok is false when that world is not to be had, or is gone (an
+// iframe that navigated): the caller resolves in the main world, whose
+// answer says whether the node is there.
+func (t *Actor) resolveInGuardWorld(ctx context.Context, ref observe.Ref) (res dom.ResolveNodeResult, ok bool) {
+	frame := ref.FrameID
+	if frame == "" {
+		frame = cdp.FrameID(t.Target().TargetID)
+	}
+	c, err := t.GuardContext(ctx, frame)
+	if err != nil {
+		return res, false
+	}
+	res, err = cdp.Call(ctx, t.Target(), dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: ref.BackendNodeID, ObjectGroup: t.group(ctx, nil), ExecutionContextID: c})
+	if err != nil || res.Object == nil || res.Object.ObjectID == "" {
+		t.ForgetGuardContext(frame)
+		return res, false
+	}
+	return res, true
 }

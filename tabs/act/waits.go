@@ -51,9 +51,9 @@ func (t *Actor) locate(ctx context.Context, tg Target, o actOpts) (*element, flo
 		if tg.ID > 0 {
 			// A number never waits; what its node shows is compared in
 			// the first actionability check's call.
-			el, err = t.resolveNumberAs(ctx, tg.ID, true)
+			el, err = t.resolveNumberAs(ctx, tg.ID, true, o.iso)
 		} else {
-			el, err = t.find(ctx, tg, time.Until(deadline))
+			el, err = t.findIn(ctx, tg, time.Until(deadline), o.iso)
 		}
 		if err != nil {
 			return nil, 0, 0, err

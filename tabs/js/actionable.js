@@ -14,9 +14,12 @@
 // top-level one at scale 1, so the point needs no mapping, and bg=true when
 // the page is hidden (document.visibilityState). With opts.arm
 // it also arms the click (see arm below), so the caller can tell whether
-// the click that follows reached the element; with opts.quick too, the
-// verify call arms it. opts.done ends the element's armed click and
-// returns what its guard saw ({got, by, touched, pressed, moved, reached}, null
+// the click that follows reached the element. With opts.quick too, the
+// guard checks the element again at the press, and the result says
+// press=true; when it cannot (a closure sent as source, a background
+// page), the result says press=false and the caller's verify call arms
+// it. opts.done ends the element's armed click and returns what its
+// guard saw ({got, by, touched, pressed, moved, reached, verdict}, null
 // when none is armed). With opts.row and opts.key (an element by number)
 // it first compares what the node shows (js/rowkey.js): when the node no longer
 // shows the list item or row it was numbered in, or its old label is now
@@ -41,7 +44,13 @@ const disabled = new WeakSet();
 const watches = new WeakMap();
 // disarm ends the click armed last in this world (a new arm ends it).
 let disarm = null;
+// guardTypes are the events of a press and release the guard watches.
+const guardTypes = ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click'];
 return async function (opts, self) {
+  // A held closure (self given: pagecore.HeldCall) keeps its state
+  // between calls; one sent as source each time (this: the element)
+  // does not.
+  const held = self !== undefined;
   const el = self || this;
   if (opts.done) {
     const c = clicks.get(el);
@@ -52,13 +61,14 @@ return async function (opts, self) {
     shown = shownNow(el, opts.key);
     if (!shown || shown.row !== opts.row || shown.elsewhere) return { state: 'shown', shown };
   }
-  const r = await check(opts, el);
+  const r = await check(opts, el, held);
   if (r && shown) r.shown = shown;
   return r;
 };
 
-// check is the actionability check proper, of el.
-async function check(opts, el) {
+// check is the actionability check proper, of el; held: its closure is
+// held (pagecore.HeldCall), and keeps the armed click between calls.
+async function check(opts, el, held) {
   const describe = (e) => {
     if (!e) return 'nothing';
     let s = e.tagName.toLowerCase();
@@ -80,7 +90,16 @@ async function check(opts, el) {
   // new arm in this world ends the last one. The caller's check
   // (opts.done) ends it and reads what it saw; else it ends by
   // itself after 3 s.
-  const arm = (target) => {
+  // With press (a quick check's {box, x, y}), the guard also checks, at
+  // the press's first event, what a verify call would have checked
+  // between the mouse move and the press: the element is still attached,
+  // shown, enabled and where the check saw it, and the press is not going
+  // elsewhere because the move hid it for a moment (a :hover style that
+  // hides it: the press's hit test saw it hidden, and as the pointer left
+  // it, it showed again). When it is not, the guard stops every event of
+  // the press and release, and says why (verdict: the state a check
+  // gives).
+  const arm = (target, press) => {
     if (disarm) disarm();
     // moved: the target's box was not the armed one when the guard
     // stopped an event (a mouseover handler moved it off the pointer).
@@ -90,7 +109,7 @@ async function check(opts, el) {
     // document, say) had it.
     // pressed: the press (pointerdown, mousedown) reached the target,
     // whatever came of the release.
-    const st = { got: false, by: '', over: false, touched: false, pressed: false, moved: false, reached: false };
+    const st = { got: false, by: '', over: false, touched: false, pressed: false, moved: false, reached: false, verdict: null };
     const box0 = rect();
     // The content slotted into the target is the target too.
     const ok = [el, ...(target.labels ? Array.from(target.labels) : []), ...slotted()];
@@ -99,7 +118,27 @@ async function check(opts, el) {
       if (r.mode === 'closed') ok.push(r.host);
     }
     const mine = (e) => { const p = e.composedPath(); return ok.some((n) => p.includes(n)); };
+    // pressCheck: what is wrong with the target at the press, null when
+    // nothing is (see press).
+    let checked = !press;
+    const pressCheck = (e) => {
+      if (!target.isConnected) return { state: 'detached' };
+      const now = rect();
+      const vs = getComputedStyle(mapImg || target);
+      if (now[2] === 0 || now[3] === 0 || vs.visibility === 'hidden' || vs.display === 'none') return { state: 'vanished', tag: describe(target) };
+      const dis = disabledNow();
+      if (dis) return dis;
+      if (moved(now, press.box)) return { state: 'unstable', tag: describe(target) };
+      // (Only for a press in the element's own document: one that went
+      // to the parent page, over an iframe's element, is a cover there.)
+      if (!mine(e) && e.target && e.target.ownerDocument === target.ownerDocument && hitAt(press.x, press.y).ok) return { state: 'vanished', tag: describe(target) };
+      return null;
+    };
     let unhook = null;
+    const stop = (e) => {
+      e.stopImmediatePropagation();
+      e.preventDefault();
+    };
     const guard = (e) => {
       if (st.over) return;
       if (e.type === 'click') {
@@ -107,32 +146,42 @@ async function check(opts, el) {
         setTimeout(unhook, 0);
       }
       if (!e.isTrusted) return;
+      if (!checked && (e.type === 'pointerdown' || e.type === 'mousedown')) {
+        checked = true;
+        st.verdict = pressCheck(e);
+      }
+      if (st.verdict) return stop(e);
       if (mine(e)) {
         st.touched = true;
         if (e.type === 'pointerdown' || e.type === 'mousedown') st.pressed = true;
         if (e.type === 'click') st.reached = true;
         return;
       }
-      e.stopImmediatePropagation();
-      e.preventDefault();
+      stop(e);
       if (!st.by) {
         st.by = describe(e.target && e.target.nodeType === 1 ? e.target : null);
         st.moved = moved(rect(), box0);
       }
     };
     const onClick = () => { st.got = true; };
-    const types = ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click'];
-    const wins = [window];
+    // In guard.js's world (opts.iso), the guard rides on the listeners
+    // guard.js put on this window at the start of the document, before
+    // any of the page's (hub.active); otherwise, and on the top window,
+    // it adds its own for this click.
+    const hub = opts.iso && held ? globalThis.__tabpilotGuard : null;
+    const wins = hub ? [] : [window];
+    if (hub) hub.active = guard;
     try {
       if (window.top !== window && window.top.document) wins.push(window.top);
     } catch (e) { /* cross-origin */ }
-    for (const w of wins) for (const t of types) w.addEventListener(t, guard, true);
+    for (const w of wins) for (const t of guardTypes) w.addEventListener(t, guard, true);
     el.addEventListener('click', onClick, true);
     let timer = 0;
     unhook = () => {
       clearTimeout(timer);
       st.over = true;
-      for (const w of wins) for (const t of types) w.removeEventListener(t, guard, true);
+      if (hub && hub.active === guard) hub.active = null;
+      for (const w of wins) for (const t of guardTypes) w.removeEventListener(t, guard, true);
       el.removeEventListener('click', onClick, true);
       if (disarm === unhook) disarm = null;
     };
@@ -343,13 +392,25 @@ async function check(opts, el) {
   // tab), so the check never hangs. With opts.quick and nothing animating,
   // the frame is the one that delivers the caller's
   // Input.dispatchMouseEvent mouseMoved (Chromium dispatches mouse moves
-  // at the start of an animation frame), and the caller's opts.verify
-  // call compares the box after it. The check asks for no frame itself:
+  // at the start of an animation frame), and the box is compared after
+  // it: by the guard at the press (atPress), else by the caller's
+  // opts.verify call. The check asks for no frame itself:
   // a page at rest gets a frame at once for the first thing that needs
   // one, and an animation frame requested here would take it, leaving
   // the mouse move to wait for the next vsync (8 ms on average at 60 Hz).
-  // The watch records that a trusted mouse move reached this document.
+  // A verify call's watch records that a trusted mouse move reached this
+  // document.
   const animating = !document.getAnimations || document.getAnimations().length > 0;
+  // bg: the page is in the background (not the browser's active tab),
+  // where it gets no animation frames.
+  const bg = document.visibilityState === 'hidden';
+  // atPress: the guard of a quick check's click checks the box at the
+  // press (see arm), and the caller sends no verify call. Only where
+  // guard.js hooked the window before the page could (opts.iso: the
+  // caller resolved the element in its world, which no page script
+  // reaches); a closure sent as source keeps no guard between calls, and
+  // a background page delivers the mouse move with no frame to wait for.
+  const atPress = !!opts.quick && !!opts.arm && !!opts.iso && held && !bg && !!globalThis.__tabpilotGuard;
   let r2 = r1;
   if (!opts.quick || animating) {
     await new Promise((res) => {
@@ -358,7 +419,7 @@ async function check(opts, el) {
     });
     r2 = rect();
     if (moved(r1, r2)) return { state: 'unstable', tag: describe(target) };
-  } else {
+  } else if (!atPress) {
     if (watches.has(target)) watches.get(target).end();
     const w = { moved: false, end: null };
     const onMove = (e) => { if (e.isTrusted) { w.moved = true; w.end(); } };
@@ -384,14 +445,13 @@ async function check(opts, el) {
     const covered = hitTest(x, y);
     if (covered) return covered;
   }
-  // A quick check leaves the arming to the verify call after the mouse
-  // move: the guard's pointerdown listener changes the document's event
-  // handler classes, which Chromium sends to the compositor with the next
-  // frame, and a mouse move sent after that waits for the vsync.
-  if (opts.arm && !opts.quick) arm(target);
+  // A quick check that is not atPress leaves the arming to the verify
+  // call after the mouse move: the guard's pointerdown listener changes
+  // the document's event handler classes, which Chromium sends to the
+  // compositor with the next frame, and a mouse move sent after that
+  // waits for the vsync. (guard.js's were there from the start.)
+  if (opts.arm && (!opts.quick || atPress)) arm(target, atPress ? { box: r2, x, y } : null);
   const top = window === window.top && (!window.visualViewport || window.visualViewport.scale === 1);
-  // bg: the page is in the background (not the browser's active tab),
-  // where it gets no animation frames.
-  return { state: 'ok', x, y, box: r2, top, tag: describe(target), bg: document.visibilityState === 'hidden' };
+  return { state: 'ok', x, y, box: r2, top, tag: describe(target), bg, press: atPress };
 }
 })()

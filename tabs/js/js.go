@@ -19,6 +19,8 @@ var (
 	Editable string
 	//go:embed flatten.js
 	Flatten string
+	//go:embed guard.js
+	Guard string
 	//go:embed marks.js
 	Marks string
 	//go:embed observe.js

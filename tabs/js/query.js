@@ -1,5 +1,6 @@
 // query.js: the selector engines of tab targets (DESIGN.md section 3),
-// evaluated in the page's main world of the top frame with
+// evaluated in the page's main world of the top frame (for a click, in
+// guard.js's isolated world) with
 // Runtime.evaluate as `(SOURCE)(engine, selector)`, or, for a part of a
 // scope chain, called on its scope (a document or an element) as
 // `(SOURCE)(engine, selector, scope)`, searching only below it. It returns the first

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
@@ -49,6 +50,9 @@ type heldState struct {
 	// prepared is the loader of the top document prepareHeld last
 	// compiled in.
 	prepared cdp.LoaderID
+	// guard is the execution context of guard.js's world, by frame of
+	// the page's renderer (GuardContext).
+	guard map[cdp.FrameID]runtime.ExecutionContextID
 }
 
 // heldMax bounds the held functions remembered: those of the contexts of
@@ -72,7 +76,7 @@ func objContext(obj runtime.RemoteObjectID) string {
 func (h *heldState) reset() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.m, h.prepared = nil, ""
+	h.m, h.prepared, h.guard = nil, "", nil
 }
 
 func (h *heldState) get(k heldKey) (runtime.RemoteObjectID, bool) {
@@ -133,8 +137,10 @@ func (t *Page) Forget(sess *chromedp.Target, obj runtime.RemoteObjectID, fn stri
 // prepareHeld compiles Env.HeldScripts in the top frame's main world
 // (Runtime.evaluate with no context), where DOM.resolveNode puts the
 // top document's elements, so that the first action on a page does not
-// compile them, once per document (loader). Evaluating a function
-// expression leaves nothing a page script could see.
+// compile them, once per document (loader); and the same in the world of
+// guard.js (GuardContext), where a click by number checks its element.
+// Evaluating a function expression leaves nothing a page script could
+// see.
 func (t *Page) prepareHeld(ctx context.Context, loader cdp.LoaderID) {
 	t.held.mu.Lock()
 	done := loader != "" && t.held.prepared == loader
@@ -144,13 +150,63 @@ func (t *Page) prepareHeld(ctx context.Context, loader cdp.LoaderID) {
 		return
 	}
 	sess := t.Target()
+	var wg sync.WaitGroup
+	wg.Go(func() { t.compileHeld(ctx, 0) })
+	wg.Go(func() {
+		if c, err := t.GuardContext(ctx, cdp.FrameID(sess.TargetID)); err == nil {
+			t.compileHeld(ctx, c)
+		}
+	})
+	wg.Wait()
+}
+
+// compileHeld compiles Env.HeldScripts in the top frame's execution
+// context c (0: its main world) and keeps them (Runtime.evaluate).
+func (t *Page) compileHeld(ctx context.Context, c runtime.ExecutionContextID) {
+	sess := t.Target()
 	for _, fn := range t.env.HeldScripts {
-		r, err := cdp.Call(ctx, sess, runtime.Evaluate, runtime.EvaluateParams{Expression: "(" + fn + "\n)", ObjectGroup: heldGroup})
+		r, err := cdp.Call(ctx, sess, runtime.Evaluate, runtime.EvaluateParams{Expression: "(" + fn + "\n)", ObjectGroup: heldGroup, ContextID: c})
 		if err != nil || r.ExceptionDetails != nil || r.Result == nil {
 			return
 		}
-		if c := objContext(r.Result.ObjectID); c != "" {
-			t.held.put(heldKey{sess: sess, ctx: c, fn: fn}, r.Result.ObjectID)
+		if k := objContext(r.Result.ObjectID); k != "" {
+			t.held.put(heldKey{sess: sess, ctx: k, fn: fn}, r.Result.ObjectID)
 		}
 	}
+}
+
+// GuardContext returns the execution context of the isolated world where
+// guard.js ran at the start of the document of frame, a frame of the
+// page's own renderer (the top one, or a same-process iframe), from
+// Page.createIsolatedWorld, which gives the world of that name the frame
+// has. It is remembered until the top document changes; a caller that
+// finds it gone (the iframe navigated) calls ForgetGuardContext. A
+// document that started before the page installed guard.js gets the
+// world without it.
+func (t *Page) GuardContext(ctx context.Context, frame cdp.FrameID) (runtime.ExecutionContextID, error) {
+	t.held.mu.Lock()
+	c, ok := t.held.guard[frame]
+	t.held.mu.Unlock()
+	if ok {
+		return c, nil
+	}
+	r, err := cdp.Call(ctx, t.Target(), page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: frame, WorldName: settleWorld})
+	if err != nil {
+		return 0, CDPErr("guard world", err)
+	}
+	t.held.mu.Lock()
+	defer t.held.mu.Unlock()
+	if t.held.guard == nil || len(t.held.guard) >= heldMax {
+		t.held.guard = map[cdp.FrameID]runtime.ExecutionContextID{}
+	}
+	t.held.guard[frame] = r.ExecutionContextID
+	return r.ExecutionContextID, nil
+}
+
+// ForgetGuardContext forgets frame's GuardContext, after a call in it
+// failed.
+func (t *Page) ForgetGuardContext(frame cdp.FrameID) {
+	t.held.mu.Lock()
+	delete(t.held.guard, frame)
+	t.held.mu.Unlock()
 }

@@ -223,7 +223,8 @@ func (s *settleState) waitLocked() <-chan struct{} {
 // installSettle exposes the settle binding to the isolated world
 // (Runtime.addBinding with executionContextName) and has settle.js run
 // there at the start of every document
-// (Page.addScriptToEvaluateOnNewDocument with worldName).
+// (Page.addScriptToEvaluateOnNewDocument with worldName), after
+// guard.js, the click guard's listeners, in the same script.
 func (t *Page) installSettle(ctx context.Context) error {
 	if _, err := cdp.Call(ctx, t.target, runtime.AddBinding, runtime.AddBindingParams{Name: settleBinding, ExecutionContextName: settleWorld}); err != nil {
 		return CDPErr("install settle binding", err)
@@ -231,7 +232,7 @@ func (t *Page) installSettle(ctx context.Context) error {
 	src := strings.NewReplacer(
 		"__MAX__", strconv.Itoa(int(settleMax/time.Millisecond)),
 		"__QUIET__", strconv.Itoa(int(settleQuiet/time.Millisecond)),
-	).Replace(js.Settle)
+	).Replace(js.Guard + "\n" + js.Settle)
 	if _, err := cdp.Call(ctx, t.target, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: src, WorldName: settleWorld}); err != nil {
 		return CDPErr("install settle script", err)
 	}
