@@ -71,7 +71,7 @@ func (t *Actor) resolveNumberAs(ctx context.Context, id int, deferShown, iso boo
 	var err error
 	world := false
 	if iso && sess == t.Target() {
-		res, world = t.resolveInGuardWorld(ctx, ref)
+		res, world = t.resolveInGuardWorld(ctx, ref.FrameID, ref.BackendNodeID)
 	}
 	if !world {
 		res, err = cdp.Call(ctx, sess, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: ref.BackendNodeID, ObjectGroup: t.group(ctx, sess)})
@@ -220,15 +220,16 @@ func (t *Actor) held(ctx context.Context, el *element, fn string, nargs int) run
 	return t.Held(ctx, el.sess, el.obj, fn)
 }
 
-// resolveInGuardWorld resolves ref, a node of the page's own renderer,
-// in the isolated world of guard.js (pagecore.Page.GuardContext,
+// resolveInGuardWorld resolves node, of frame ("": the top one) of the
+// page's own renderer, in the isolated world of guard.js
+// (pagecore.Page.GuardContext,
 // DOM.resolveNode with its executionContextId), where the click's check
 // can use the guard listeners guard.js put on the window before the page
-// could. ok is false when that world is not to be had, or is gone (an
-// iframe that navigated): the caller resolves in the main world, whose
-// answer says whether the node is there.
-func (t *Actor) resolveInGuardWorld(ctx context.Context, ref observe.Ref) (res dom.ResolveNodeResult, ok bool) {
-	frame := ref.FrameID
+// could. ok is false when that world is not to be had, is gone (an
+// iframe that navigated: it is forgotten) or has no such node: the caller
+// resolves in the main world, whose answer says whether the node is
+// there.
+func (t *Actor) resolveInGuardWorld(ctx context.Context, frame cdp.FrameID, node cdp.BackendNodeID) (res dom.ResolveNodeResult, ok bool) {
 	if frame == "" {
 		frame = cdp.FrameID(t.Target().TargetID)
 	}
@@ -236,9 +237,11 @@ func (t *Actor) resolveInGuardWorld(ctx context.Context, ref observe.Ref) (res d
 	if err != nil {
 		return res, false
 	}
-	res, err = cdp.Call(ctx, t.Target(), dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: ref.BackendNodeID, ObjectGroup: t.group(ctx, nil), ExecutionContextID: c})
-	if err != nil || res.Object == nil || res.Object.ObjectID == "" {
+	res, err = cdp.Call(ctx, t.Target(), dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: node, ObjectGroup: t.group(ctx, nil), ExecutionContextID: c})
+	if err != nil && strings.Contains(err.Error(), "Cannot find context") {
 		t.ForgetGuardContext(frame)
+	}
+	if err != nil || res.Object == nil || res.Object.ObjectID == "" {
 		return res, false
 	}
 	return res, true
