@@ -54,13 +54,18 @@ type ActionResult struct {
 // (ScrollResult.Container and Position; Container is "" and Note says so
 // when nothing moved, as at the end of the page).
 func (t *Actor) Scroll(ctx context.Context, dx, dy float64) (*ScrollResult, error) {
+	ctx, done, err := t.inputTurn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	if err := t.DialogBlock(); err != nil {
 		return nil, err
 	}
 	w, h := t.viewport()
 	cx, cy := float64(w)/2, float64(h)/2
 	var snap runtime.EvaluateResult
-	err := t.Blocking(ctx, func(ctx context.Context) error {
+	err = t.Blocking(ctx, func(ctx context.Context) error {
 		var err error
 		snap, err = cdp.Call(ctx, t.Target(), runtime.Evaluate, runtime.EvaluateParams{
 			Expression: fmt.Sprintf("(%s).call(document.elementFromPoint(%g, %g), null)", js.Scrolled, cx, cy)})

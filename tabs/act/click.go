@@ -61,6 +61,11 @@ func (t *Actor) moveMouse(ctx context.Context, el *element, x, y float64) error 
 // (Input.dispatchMouseEvent) and checks that the element got the click.
 // Errors: element_not_found, stale_element, not_actionable, timeout.
 func (t *Actor) Click(ctx context.Context, tg Target) (*ActionResult, error) {
+	ctx, done, err := t.inputTurn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	ctx, release := t.withHandles(ctx)
 	defer release()
 	// The actionability check arms a one-shot listener, so a click that
@@ -289,6 +294,11 @@ func (t *Actor) disarm(ctx context.Context, el *element) {
 // Hover moves the mouse to the centre of the element (Input.dispatchMouseEvent
 // mouseMoved), after the actionability checks.
 func (t *Actor) Hover(ctx context.Context, tg Target) (*ActionResult, error) {
+	ctx, done, err := t.inputTurn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	ctx, release := t.withHandles(ctx)
 	defer release()
 	el, x, y, err := t.locate(ctx, tg, actOpts{hitTest: true})

@@ -78,6 +78,11 @@ type DragOptions struct {
 // bad_request for a point outside the viewport, an unknown position, or a
 // position or offset with a point as to.
 func (t *Actor) Drag(ctx context.Context, from, to DragEnd, o DragOptions) (*ActionResult, error) {
+	ctx, done, err := t.inputTurn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	ctx, release := t.withHandles(ctx)
 	defer release()
 	if err := t.DialogBlock(); err != nil {
@@ -145,7 +150,7 @@ func (t *Actor) Drag(ctx context.Context, from, to DragEnd, o DragOptions) (*Act
 		}
 	}
 	nav := t.Mark()
-	err := t.Blocking(ctx, func(ctx context.Context) error {
+	err = t.Blocking(ctx, func(ctx context.Context) error {
 		// The pointer comes to the element before the button goes down,
 		// as a person's does (pointerover/enter, hover states).
 		if err := t.mouse(ctx, input.DispatchMouseEventTypeMouseMoved, fx, fy, 0); err != nil {
@@ -255,6 +260,11 @@ func (t *Actor) bounds(ctx context.Context, el *element) (x0, y0, x1, y1 float64
 // through every scroll container it is nested in, and waits until it is
 // visible and stable (no hit test: it may be covered).
 func (t *Actor) ScrollIntoView(ctx context.Context, tg Target) (*ActionResult, error) {
+	ctx, done, err := t.inputTurn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	ctx, release := t.withHandles(ctx)
 	defer release()
 	el, _, _, err := t.locate(ctx, tg, actOpts{})
@@ -287,6 +297,11 @@ type ScrollResult struct {
 // virtualised list renders its next rows). The element is first scrolled
 // into view.
 func (t *Actor) ScrollAt(ctx context.Context, tg Target, dx, dy float64) (*ScrollResult, error) {
+	ctx, done, err := t.inputTurn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	ctx, release := t.withHandles(ctx)
 	defer release()
 	el, x, y, err := t.locate(ctx, tg, actOpts{})
@@ -339,6 +354,11 @@ type ClickAtResult struct {
 // bad_request for a point outside the viewport; not_actionable when a
 // dialog blocks the page.
 func (t *Actor) ClickPoint(ctx context.Context, x, y float64) (*ClickAtResult, error) {
+	ctx, done, err := t.inputTurn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	ctx, release := t.withHandles(ctx)
 	defer release()
 	if err := t.DialogBlock(); err != nil {
@@ -353,7 +373,7 @@ func (t *Actor) ClickPoint(ctx context.Context, x, y float64) (*ClickAtResult, e
 	// what the point landed on.
 	res.Element = t.hitTest(ctx, x, y)
 	nav := t.Mark()
-	err := t.Blocking(ctx, func(ctx context.Context) error {
+	err = t.Blocking(ctx, func(ctx context.Context) error {
 		if err := t.mouse(ctx, input.DispatchMouseEventTypeMouseMoved, x, y, 0); err != nil {
 			return err
 		}

@@ -84,6 +84,11 @@ func (t *Actor) fieldValue(ctx context.Context, el *element) (string, error) {
 // errors have the value masked. Errors: bad_request for an unknown secret
 // or none given (--secrets).
 func (t *Actor) Type(ctx context.Context, tg Target, text string) (*ActionResult, error) {
+	ctx, done, err := t.inputTurn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	ctx, release := t.withHandles(ctx)
 	defer release()
 	parts, err := t.Secrets().Split(text)
@@ -262,6 +267,11 @@ func (t *Actor) sendKey(ctx context.Context, k *kb.Key, mods int64) error {
 // errors have the value masked. Errors: bad_request for an unknown secret
 // or none given (--secrets).
 func (t *Actor) Fill(ctx context.Context, tg Target, value string) (*ActionResult, error) {
+	ctx, done, err := t.inputTurn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	ctx, release := t.withHandles(ctx)
 	defer release()
 	sent, err := t.Secrets().Expand(value)
@@ -423,6 +433,11 @@ func ParseKey(s string) (*kb.Key, int64, error) {
 // Press presses a key or chord (see ParseKey), after focusing the element
 // of target when one is given (Input.dispatchKeyEvent).
 func (t *Actor) Press(ctx context.Context, key string, tg *Target) (*ActionResult, error) {
+	ctx, done, err := t.inputTurn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	ctx, release := t.withHandles(ctx)
 	defer release()
 	k, mods, err := ParseKey(key)

@@ -63,6 +63,11 @@ const selectWidgetWait = 2 * time.Second
 // not_actionable for a disabled select or option, several values on a
 // single select, or a pick that had no visible effect.
 func (t *Actor) Select(ctx context.Context, tg Target, values []string) (*SelectResult, error) {
+	ctx, done, err := t.inputTurn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	ctx, release := t.withHandles(ctx)
 	defer release()
 	if len(values) == 0 {

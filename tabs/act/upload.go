@@ -46,6 +46,11 @@ const fileChooserWait = 3 * time.Second
 // input, a target whose click would submit a form or follow a link, or
 // when clicking the target opened no file chooser.
 func (t *Actor) UploadFile(ctx context.Context, tg Target, paths []string) (*UploadResult, error) {
+	ctx, done, err := t.inputTurn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	ctx, release := t.withHandles(ctx)
 	defer release()
 	if len(paths) == 0 {

@@ -954,13 +954,32 @@ return await tab.evaluate(() => report());`)
 	}
 }
 
+// TestActionsAtOnce: the actions a run starts together (Promise.all) take
+// the page's input one at a time: five clicks on one button count five,
+// clicks on two buttons count on each, and a fill among them lands whole.
+// They used to interleave their presses and releases: the page got one
+// click, and every call said it had clicked.
+func TestActionsAtOnce(t *testing.T) {
+	t.Parallel()
+	name := openAt(t, pages(t)+"/pages/counter.html", tabs.OpenOptions{})
+	got := result(t, name, `
+const rs = await Promise.all([
+  tab.click('#a'), tab.click('#a'), tab.click('#b'), tab.click('#a'),
+  tab.fill('#f', 'hello'), tab.click('#b'), tab.click('#a'),
+]);
+return JSON.stringify(await tab.evaluate(() => [n.a, n.b, document.getElementById('f').value])) + ' ' + rs.length;`)
+	if want := `[4,2,"hello"] 7`; got != want {
+		t.Fatalf("the page counted %s, want %s", got, want)
+	}
+}
+
 // TestClickDelegatedStop: a click that a page's delegating capture
 // listener on the document stops short of the button (after acting on it)
 // is no error, since a caller that took it for one would act twice: it
 // succeeds with a note saying the page stopped it on the way, and so does
 // one that a window capture listener stops, which the guard, in its own
 // world from the document's start, runs before; where the guard is the
-// page's main world's (an aria/ selector), the window listener runs
+// page's main world's (a scoped selector), the window listener runs
 // before it, and the click is still an error. None is repeated; the
 // stop's note is kept beside a route change's.
 func TestClickDelegatedStop(t *testing.T) {
