@@ -122,9 +122,9 @@ func (t *Actor) resolve(ctx context.Context, tg Target) (*element, error) {
 	return t.resolveIn(ctx, tg, false)
 }
 
-// resolveIn is resolve; with iso, a plain selector of the top document
-// is matched in guard.js's world (pagecore.Page.GuardContext), whose
-// element the click's check can leave the verify to the guard with.
+// resolveIn is resolve; with iso, a plain or aria/ selector of the top
+// document is matched in guard.js's world (pagecore.Page.GuardContext),
+// whose element the click's check can leave the verify to the guard with.
 func (t *Actor) resolveIn(ctx context.Context, tg Target, iso bool) (*element, error) {
 	if tg.ID > 0 {
 		return t.resolveNumber(ctx, tg.ID) // number.go
@@ -140,7 +140,7 @@ func (t *Actor) resolveIn(ctx context.Context, tg Target, iso bool) (*element, e
 		if scoped(tg.Selector) || strict(ctx) {
 			return t.resolveCounted(ctx, tg.Selector) // record.go
 		}
-		return t.resolveAria(ctx, sel, tg.Selector)
+		return t.resolveAria(ctx, sel, tg.Selector, iso)
 	}
 	if engine == "css" && (strict(ctx) || hasTextRE.MatchString(sel)) {
 		if el, err := t.resolveCounted(ctx, sel); err != nil || el != nil {
@@ -184,9 +184,13 @@ func (t *Actor) resolveIn(ctx context.Context, tg Target, iso bool) (*element, e
 
 var ariaRE = regexp.MustCompile(`(?s)^(.*?)(?:\[role=["']?([a-zA-Z]+)["']?\])?$`)
 
-// resolveAria finds the first node by accessible name and role
-// (Accessibility.queryAXTree), as Puppeteer's aria/Name[role="button"].
-func (t *Actor) resolveAria(ctx context.Context, sel, orig string) (*element, error) {
+// resolveAria finds the first element by accessible name and role
+// (Accessibility.queryAXTree), as Puppeteer's aria/Name[role="button"]:
+// text (StaticText, InlineTextBox), whose name is its own text, is no
+// element (aria/X on a button labelled "Close dialog" that shows X finds
+// nothing). With iso, the element is resolved in guard.js's world
+// (resolveIn).
+func (t *Actor) resolveAria(ctx context.Context, sel, orig string, iso bool) (*element, error) {
 	m := ariaRE.FindStringSubmatch(strings.TrimSpace(sel))
 	name, role := strings.TrimSpace(m[1]), m[2]
 	doc, err := cdp.Call(ctx, t.Target(), runtime.Evaluate, runtime.EvaluateParams{Expression: "document", ObjectGroup: t.group(ctx, nil)})
@@ -199,8 +203,13 @@ func (t *Actor) resolveAria(ctx context.Context, sel, orig string) (*element, er
 		return nil, pagecore.CDPErr("aria query", err)
 	}
 	for _, n := range res.Nodes {
-		if n.Ignored || n.BackendDOMNodeID == 0 {
+		if n.Ignored || n.BackendDOMNodeID == 0 || (n.Role != nil && (string(n.Role.Value) == `"StaticText"` || string(n.Role.Value) == `"InlineTextBox"`)) {
 			continue
+		}
+		if iso {
+			if r, ok := t.resolveInGuardWorld(ctx, "", n.BackendDOMNodeID); ok {
+				return &element{obj: r.Object.ObjectID, desc: fmt.Sprintf("%q", orig), backend: n.BackendDOMNodeID, iso: true}, nil
+			}
 		}
 		r, err := cdp.Call(ctx, t.Target(), dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: n.BackendDOMNodeID, ObjectGroup: t.group(ctx, nil)})
 		if err != nil || r.Object == nil {
@@ -374,8 +383,9 @@ type actOpts struct {
 	hitTest bool
 	// arm arms the one-shot click listener Click checks afterwards.
 	arm bool
-	// iso resolves a number in guard.js's world (resolveInGuardWorld),
-	// where the check can leave the verify to the guard (Click).
+	// iso resolves a number, or a plain or aria/ selector of the top
+	// document, in guard.js's world (resolveInGuardWorld, resolveIn), where the check
+	// can leave the verify to the guard (Click).
 	iso bool
 	// quick skips the animation frame the stability check waits when
 	// nothing in the document animates; the caller must verify the box

@@ -111,8 +111,9 @@ async function check(opts, el, held) {
     // whatever came of the release.
     const st = { got: false, by: '', over: false, touched: false, pressed: false, moved: false, reached: false, verdict: null };
     const box0 = rect();
-    // The content slotted into the target is the target too.
-    const ok = [el, ...(target.labels ? Array.from(target.labels) : []), ...slotted()];
+    // The content slotted into the target is the target too; so is the
+    // element of a text node the caller named.
+    const ok = [el, target, ...(target.labels ? Array.from(target.labels) : []), ...slotted()];
     // Inside a closed shadow root, a window listener sees the host.
     for (let r = el.getRootNode(); r instanceof ShadowRoot; r = r.host.getRootNode()) {
       if (r.mode === 'closed') ok.push(r.host);
