@@ -642,8 +642,8 @@ func TestClickHiddenByHover(t *testing.T) {
 			return err
 		})
 		var te *tabs.Error
-		if !errors.As(err, &te) || te.Code != errcode.NotActionable || !strings.Contains(te.Msg, "became hidden as the pointer reached it") {
-			t.Errorf("click %s: %v, want not_actionable: became hidden as the pointer reached it", sel, err)
+		if !errors.As(err, &te) || te.Code != errcode.NotActionable || !strings.Contains(te.Msg, "as the pointer reached it") {
+			t.Errorf("click %s: %v, want not_actionable: became hidden (or moved away) as the pointer reached it", sel, err)
 		}
 	}
 	if got := evalString(t, tab, "hits.join()"); got != "" {
@@ -909,7 +909,7 @@ jump.addEventListener('mouseover', () => { jump.style.top = '120px'; }, {once: t
 	for _, c := range []struct {
 		name, want, hits string
 	}{
-		{"Fade", "became hidden as the pointer reached it", ""},
+		{"Fade", "became hidden or moved away as the pointer reached it", ""},
 		{"Hide on move", "became hidden as the pointer reached it", ""},
 		{"Disable on hover", "is disabled", ""},
 		{"Jump", "", "pointerdown jump,mousedown jump,pointerup jump,mouseup jump,click jump"},
@@ -956,6 +956,66 @@ Event.prototype.preventDefault = function () {};</script>
 	}
 	if got := evalString(t, tab, "hits.join()"); got != "" {
 		t.Errorf("hits %q, want none", got)
+	}
+}
+
+// TestClickAriaNamesElements: aria/ finds elements by their accessible
+// name, not text by its own: aria/X on a button labelled "Close dialog"
+// that shows X matches nothing (it pressed the button twice, then blamed
+// it for covering itself), while aria/Close dialog clicks it once.
+func TestClickAriaNamesElements(t *testing.T) {
+	t.Parallel()
+	base := httptestServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Aria</title><script>window.hits = [];
+addEventListener('pointerdown', (e) => { if (e.isTrusted) hits.push('down'); }, true);</script>
+<button aria-label="Close dialog" onclick="hits.push('x')">X</button>`)
+	}))
+	tab := obsOpen(t, base+"/")
+	err := run(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
+		ctx, cancel := context.WithTimeout(ctx, 700*time.Millisecond)
+		defer cancel()
+		_, err := tb.Click(ctx, tabs.Target{Selector: "aria/X"})
+		return err
+	})
+	if errcode.Of(err) != errcode.ElementNotFound {
+		t.Errorf("click aria/X: %v, want element_not_found", err)
+	}
+	err = run(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
+		_, err := tb.Click(ctx, tabs.Target{Selector: "aria/Close dialog[role=\"button\"]"})
+		return err
+	})
+	if err != nil {
+		t.Errorf("click aria/Close dialog: %v", err)
+	}
+	if got := evalString(t, tab, "hits.join()"); got != "down,x" {
+		t.Errorf("hits %q, want down,x", got)
+	}
+}
+
+// TestClickOffScreen: a control the page parked outside the viewport,
+// where no scroll brings it, fails saying so, not as covered by
+// "nothing"; its label is clicked instead.
+func TestClickOffScreen(t *testing.T) {
+	t.Parallel()
+	base := httptestServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Off</title>
+<input type=checkbox id=a style="position:absolute;left:-9999px"><label for=a>Offscreen box</label>`)
+	}))
+	tab := obsOpen(t, base+"/")
+	click := func(sel string) error {
+		return run(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
+			_, err := tb.Click(ctx, tabs.Target{Selector: sel})
+			return err
+		})
+	}
+	if err := click("#a"); errcode.Of(err) != errcode.NotActionable || !strings.Contains(err.Error(), "is outside the viewport") {
+		t.Errorf("click #a: %v, want not_actionable: is outside the viewport", err)
+	}
+	if err := click("label"); err != nil {
+		t.Errorf("click its label: %v", err)
+	}
+	if got := evalString(t, tab, "String(a.checked)"); got != "true" {
+		t.Errorf("checked %q, want true", got)
 	}
 }
 

@@ -194,7 +194,7 @@ func (t *Actor) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionRe
 		// The guard stopped the whole press: the page saw none of it.
 		// What the verify call would have refused is refused here.
 		switch got.Verdict.State {
-		case "vanished":
+		case "vanished", "flicker":
 			return nil, false, notActionable(el, got.Verdict)
 		case "detached":
 			// Removed since the check (a row rendered again on hover, or

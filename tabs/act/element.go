@@ -605,20 +605,28 @@ func notActionable(el *element, st *actState) error {
 		why = "became hidden as the pointer reached it (a :hover style or a mouseenter handler of the page hides it, or swaps it for another element), so a press there would not reach it; tabpilot did not press"
 		hint = "A person could not click it either. If another control takes its place on hover, observe again with the pointer there (hover the element first) and click what shows."
 		err = errVanished
+	case "flicker":
+		why = "became hidden or moved away as the pointer reached it (a :hover style or a mouseenter handler of the page hides or moves it), so the press would have gone to what was under the pointer then; tabpilot stopped it before the page saw it"
+		hint = "A person could not click it either: it leaves the pointer whenever the pointer reaches it."
+		err = errVanished
 	case "covered":
-		switch st.Why {
-		case "modal":
+		hint = "Click the overlay's own button first (observe lists it: accept, close, dismiss). A cover that stays " + coverSettle.String() + " fails the action without waiting for its timeout."
+		switch {
+		case st.Why == "modal":
 			why = "is outside the open modal dialog " + st.By + ": the rest of the page is inert and gets no clicks while it is open; close the dialog first"
-		case "inert":
+		case st.Why == "inert":
 			why = "is inert (inside " + st.By + ", which has the inert attribute): it gets no clicks"
-		case "nopointer":
+		case st.Why == "nopointer":
 			why = "has pointer-events: none (its own style or an ancestor's), so the pointer goes through it to " + st.By + "; a person's click could not reach it either"
+			hint = "Pages set pointer-events: none on what they do not want clicked yet (while loading, or until a form is valid): do first what enables it. One that stays so " + coverSettle.String() + " fails the action without waiting for its timeout."
+		case st.By == "nothing":
+			// The hit test found no element at its centre: it is outside
+			// the viewport, where no scrolling brings it (a control
+			// parked at left: -9999px).
+			why = "is outside the viewport, where no scrolling brings it (the page placed it off-screen), so a person could not click it either"
+			hint = "Such a control is usually reached through its label or another control that stands for it: observe and click that."
 		default:
 			why = "is covered by " + st.By + ", which would receive the click; close or remove it first"
-		}
-		hint = "Click the overlay's own button first (observe lists it: accept, close, dismiss). A cover that stays " + coverSettle.String() + " fails the action without waiting for its timeout."
-		if st.Why == "nopointer" {
-			hint = "Pages set pointer-events: none on what they do not want clicked yet (while loading, or until a form is valid): do first what enables it. One that stays so " + coverSettle.String() + " fails the action without waiting for its timeout."
 		}
 	default:
 		why = "is not actionable (" + st.State + ")"

@@ -3,7 +3,9 @@
 // the element into view (nested scroll containers included), then reports
 // one state: "detached", "hidden", "disabled",
 // "unstable", "vanished" (the verify after the mouse move found it hidden:
-// the move hid it), "covered" (with a description of the element that receives
+// the move hid it), "flicker" (the guard found the press going elsewhere
+// while the element is back under the pointer: the move hid it or moved
+// it away for a moment, as a :hover style does), "covered" (with a description of the element that receives
 // the pointer at the centre, or of what makes the target inert: why is
 // "modal" for an open modal dialog it is outside of, "inert" for an inert
 // ancestor, "nopointer" when it has pointer-events: none; same when the
@@ -132,7 +134,7 @@ async function check(opts, el, held) {
       if (moved(now, press.box)) return { state: 'unstable', tag: describe(target) };
       // (Only for a press in the element's own document: one that went
       // to the parent page, over an iframe's element, is a cover there.)
-      if (!mine(e) && e.target && e.target.ownerDocument === target.ownerDocument && hitAt(press.x, press.y).ok) return { state: 'vanished', tag: describe(target) };
+      if (!mine(e) && e.target && e.target.ownerDocument === target.ownerDocument && hitAt(press.x, press.y).ok) return { state: 'flicker', tag: describe(target) };
       return null;
     };
     let unhook = null;
