@@ -19,7 +19,11 @@ func (s *Script) bindActions(vm *goja.Runtime, t *tabs.Tab, tab *goja.Object, me
 	// Element actions take a target: an element number, a selector or a
 	// handle from tab.id(n), and an optional last {timeout} (ms) that bounds
 	// the wait for the element to be actionable.
-	act := func(name string, optIdx int, run func(ctx context.Context, tg tabs.Target, c goja.FunctionCall) (any, error)) {
+	// The arguments are read here, on the script's loop: goja reuses a
+	// call's argument slots once it returns, so run, on its own goroutine,
+	// gets the text, not the call (read there, a fill started beside
+	// another got the other's text).
+	act := func(name string, optIdx int, run func(ctx context.Context, tg tabs.Target, text string) (any, error)) {
 		method(name, func(c goja.FunctionCall) goja.Value {
 			tg, err := targetArg(c.Argument(0))
 			if err != nil {
@@ -34,26 +38,26 @@ func (s *Script) bindActions(vm *goja.Runtime, t *tabs.Tab, tab *goja.Object, me
 				if d > 0 {
 					ctx = tabs.WithActionTimeout(ctx, d)
 				}
-				return run(ctx, tg, c)
+				return run(ctx, tg, text)
 			}))
 		})
 	}
-	act("click", 1, func(ctx context.Context, tg tabs.Target, _ goja.FunctionCall) (any, error) {
+	act("click", 1, func(ctx context.Context, tg tabs.Target, _ string) (any, error) {
 		return t.Click(ctx, tg)
 	})
-	act("hover", 1, func(ctx context.Context, tg tabs.Target, _ goja.FunctionCall) (any, error) {
+	act("hover", 1, func(ctx context.Context, tg tabs.Target, _ string) (any, error) {
 		return t.Hover(ctx, tg)
 	})
-	act("type", 2, func(ctx context.Context, tg tabs.Target, c goja.FunctionCall) (any, error) {
-		return t.Type(ctx, tg, argString(c, 1))
+	act("type", 2, func(ctx context.Context, tg tabs.Target, text string) (any, error) {
+		return t.Type(ctx, tg, text)
 	})
-	act("fill", 2, func(ctx context.Context, tg tabs.Target, c goja.FunctionCall) (any, error) {
-		return t.Fill(ctx, tg, argString(c, 1))
+	act("fill", 2, func(ctx context.Context, tg tabs.Target, text string) (any, error) {
+		return t.Fill(ctx, tg, text)
 	})
-	act("value", 1, func(ctx context.Context, tg tabs.Target, _ goja.FunctionCall) (any, error) {
+	act("value", 1, func(ctx context.Context, tg tabs.Target, _ string) (any, error) {
 		return t.Value(ctx, tg, 5*time.Second)
 	})
-	act("scrollIntoView", 1, func(ctx context.Context, tg tabs.Target, _ goja.FunctionCall) (any, error) {
+	act("scrollIntoView", 1, func(ctx context.Context, tg tabs.Target, _ string) (any, error) {
 		return t.ScrollIntoView(ctx, tg)
 	})
 	// select(target, ...values) and uploadFile(target, ...paths): the rest
