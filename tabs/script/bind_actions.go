@@ -23,6 +23,18 @@ func (s *Script) bindActions(vm *goja.Runtime, t *tabs.Tab, tab *goja.Object, me
 	// call's argument slots once it returns, so run, on its own goroutine,
 	// gets the text, not the call (read there, a fill started beside
 	// another got the other's text).
+	// inLine takes the action's place in the page's input line now, as the
+	// script calls it, and has fn wait for it: actions a script starts
+	// together (Promise.all) send their input in the order it called them
+	// (a fill and the click that submits it, say), not in the order their
+	// goroutines get going.
+	inLine := func(fn func(ctx context.Context) (any, error)) func(ctx context.Context) (any, error) {
+		p := t.InputPlace()
+		return func(ctx context.Context) (any, error) {
+			defer p.Release()
+			return fn(p.Context(ctx))
+		}
+	}
 	act := func(name string, optIdx int, run func(ctx context.Context, tg tabs.Target, text string) (any, error)) {
 		method(name, func(c goja.FunctionCall) goja.Value {
 			tg, err := targetArg(c.Argument(0))
@@ -34,12 +46,16 @@ func (s *Script) bindActions(vm *goja.Runtime, t *tabs.Tab, tab *goja.Object, me
 			if name == "type" || name == "fill" {
 				text = argString(c, 1)
 			}
-			return s.async(s.audited(name, tg.String(), text, func(ctx context.Context) (any, error) {
+			fn := s.audited(name, tg.String(), text, func(ctx context.Context) (any, error) {
 				if d > 0 {
 					ctx = tabs.WithActionTimeout(ctx, d)
 				}
 				return run(ctx, tg, text)
-			}))
+			})
+			if name != "value" {
+				fn = inLine(fn)
+			}
+			return s.async(fn)
 		})
 	}
 	act("click", 1, func(ctx context.Context, tg tabs.Target, _ string) (any, error) {
@@ -91,7 +107,7 @@ func (s *Script) bindActions(vm *goja.Runtime, t *tabs.Tab, tab *goja.Object, me
 		if err != nil {
 			return s.reject(err)
 		}
-		return s.async(s.audited("select", tg.String(), "", func(ctx context.Context) (any, error) { return t.Select(ctx, tg, values) }))
+		return s.async(inLine(s.audited("select", tg.String(), "", func(ctx context.Context) (any, error) { return t.Select(ctx, tg, values) })))
 	})
 	method("uploadFile", func(c goja.FunctionCall) goja.Value {
 		tg, err := targetArg(c.Argument(0))
@@ -102,7 +118,7 @@ func (s *Script) bindActions(vm *goja.Runtime, t *tabs.Tab, tab *goja.Object, me
 		if err != nil {
 			return s.reject(err)
 		}
-		return s.async(s.audited("upload", tg.String()+" "+strings.Join(paths, " "), "", func(ctx context.Context) (any, error) { return t.UploadFile(ctx, tg, paths) }))
+		return s.async(inLine(s.audited("upload", tg.String()+" "+strings.Join(paths, " "), "", func(ctx context.Context) (any, error) { return t.UploadFile(ctx, tg, paths) })))
 	})
 	method("drag", func(c goja.FunctionCall) goja.Value {
 		from, err := dragEndArg(c.Argument(0))
@@ -127,12 +143,12 @@ func (s *Script) bindActions(vm *goja.Runtime, t *tabs.Tab, tab *goja.Object, me
 			}
 		}
 		d := msOpt(vm, c.Argument(2), "timeout")
-		return s.async(s.audited("drag", fmt.Sprint(from, " -> ", to), "", func(ctx context.Context) (any, error) {
+		return s.async(inLine(s.audited("drag", fmt.Sprint(from, " -> ", to), "", func(ctx context.Context) (any, error) {
 			if d > 0 {
 				ctx = tabs.WithActionTimeout(ctx, d)
 			}
 			return t.Drag(ctx, from, to, o)
-		}))
+		})))
 	})
 	method("waitFor", func(c goja.FunctionCall) goja.Value {
 		tg, err := targetArg(c.Argument(0))
@@ -164,12 +180,12 @@ func (s *Script) bindActions(vm *goja.Runtime, t *tabs.Tab, tab *goja.Object, me
 		if tg != nil {
 			target += " " + tg.String()
 		}
-		return s.async(s.audited("press", target, "", func(ctx context.Context) (any, error) {
+		return s.async(inLine(s.audited("press", target, "", func(ctx context.Context) (any, error) {
 			if d > 0 {
 				ctx = tabs.WithActionTimeout(ctx, d)
 			}
 			return t.Press(ctx, key, tg)
-		}))
+		})))
 	})
 	method("scroll", func(c goja.FunctionCall) goja.Value {
 		dx, dy := c.Argument(0).ToFloat(), c.Argument(1).ToFloat()
@@ -182,10 +198,10 @@ func (s *Script) bindActions(vm *goja.Runtime, t *tabs.Tab, tab *goja.Object, me
 				if err != nil {
 					return s.reject(err)
 				}
-				return s.async(func(ctx context.Context) (any, error) { return t.ScrollAt(ctx, tg, dx, dy) })
+				return s.async(inLine(func(ctx context.Context) (any, error) { return t.ScrollAt(ctx, tg, dx, dy) }))
 			}
 		}
-		return s.async(func(ctx context.Context) (any, error) { return t.Scroll(ctx, dx, dy) })
+		return s.async(inLine(func(ctx context.Context) (any, error) { return t.Scroll(ctx, dx, dy) }))
 	})
 	method("clickAt", func(c goja.FunctionCall) goja.Value {
 		x, y := c.Argument(0).ToFloat(), c.Argument(1).ToFloat()
@@ -209,6 +225,6 @@ func (s *Script) bindActions(vm *goja.Runtime, t *tabs.Tab, tab *goja.Object, me
 				}
 			}
 		}
-		return s.async(func(ctx context.Context) (any, error) { return t.ClickAt(ctx, x, y, shot) })
+		return s.async(inLine(func(ctx context.Context) (any, error) { return t.ClickAt(ctx, x, y, shot) }))
 	})
 }
