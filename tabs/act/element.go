@@ -244,8 +244,11 @@ func (t *Actor) findIn(ctx context.Context, tg Target, wait time.Duration, iso b
 			return el, err
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
-			return nil, &pagecore.Error{Code: errcode.ElementNotFound, Msg: fmt.Sprintf("no element matches %q", tg.Selector),
-				Hint: "Selectors search the top document and its open shadow roots; to search inside an iframe, scope by the iframe: `iframe[title=\"Payments\"] >> aria/Pay now[role=\"button\"]`. Or observe, then use the element's number (iframes' elements are numbered too)."}
+			hint := "Selectors search the top document and its open shadow roots; to search inside an iframe, scope by the iframe: `iframe[title=\"Payments\"] >> aria/Pay now[role=\"button\"]`. Or observe, then use the element's number (iframes' elements are numbered too)."
+			if strings.HasPrefix(tg.Selector, "aria/") {
+				hint = "aria/ matches an element's accessible name (its aria-label, aria-labelledby or label, else its text), not the text it shows when it has a name of its own: observe shows the names. " + hint
+			}
+			return nil, &pagecore.Error{Code: errcode.ElementNotFound, Msg: fmt.Sprintf("no element matches %q", tg.Selector), Hint: hint}
 		}
 		select {
 		case <-ctx.Done():
@@ -624,7 +627,7 @@ func notActionable(el *element, st *actState) error {
 			// the viewport, where no scrolling brings it (a control
 			// parked at left: -9999px).
 			why = "is outside the viewport, where no scrolling brings it (the page placed it off-screen), so a person could not click it either"
-			hint = "Such a control is usually reached through its label or another control that stands for it: observe and click that."
+			hint = "Such a control is usually reached through its label, or another control that stands for it: click that (by its text, text/…, when observe does not list it)."
 		default:
 			why = "is covered by " + st.By + ", which would receive the click; close or remove it first"
 		}
