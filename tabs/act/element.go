@@ -163,7 +163,7 @@ func (t *Actor) resolveIn(ctx context.Context, tg Target, iso bool) (*element, e
 		})
 	}
 	err = evaluate(world)
-	if err != nil && world != 0 && ctx.Err() == nil {
+	if err != nil && world != 0 && strings.Contains(err.Error(), "Cannot find context") {
 		// The world is gone (its document with it): the main world's
 		// answer stands.
 		t.ForgetGuardContext(top)
