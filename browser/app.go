@@ -24,6 +24,7 @@ import (
 	"github.com/chromedp/chromedp/remote"
 
 	"github.com/tabpilot/tabpilot/errcode"
+	"github.com/tabpilot/tabpilot/internal/cdptap"
 )
 
 // VersionInfo is the answer of a CDP endpoint's /json/version.
@@ -124,10 +125,7 @@ func attachRemote(parent, ctx context.Context, wsURL string, header http.Header,
 	allocCtx, allocCancel := remote.NewAllocator(context.WithoutCancel(parent), wsURL, aopts...)
 	// chromedp's complaints (about the sessions of other clients, or of
 	// ProbePage) go to the log, not to stderr.
-	bctx, bcancel := chromedp.NewContext(allocCtx,
-		chromedp.WithLogf(func(f string, a ...any) { log.Debug(fmt.Sprintf(f, a...), "src", "chromedp") }),
-		chromedp.WithErrorf(func(f string, a ...any) { log.Debug(fmt.Sprintf(f, a...), "src", "chromedp") }),
-	)
+	bctx, bcancel := newBrowserContext(allocCtx, log)
 	h := &Handle{log: log, allocCancel: allocCancel, ctx: bctx, cancel: bcancel,
 		done: make(chan struct{}), closed: make(chan struct{})}
 	errc := make(chan error, 1)
@@ -449,4 +447,18 @@ func checkProfile(dir string) error {
 	}
 	return &Error{Code: errcode.BrowserUnavailable, Msg: fmt.Sprintf("profile %s is in use by process %d (%s)", dir, pid, cmd), Err: ErrProfileInUse,
 		Hint: "Close that browser, or use another --profile directory."}
+}
+
+// newBrowserContext returns the chromedp context that allocates a browser
+// from allocCtx. chromedp's complaints go to log at debug level, and the
+// context carries the cdptap.Tap that is the connection's protocol logger,
+// so the actions can send a command once the one before it is written.
+func newBrowserContext(allocCtx context.Context, log *slog.Logger) (context.Context, context.CancelFunc) {
+	tap := cdptap.New()
+	ctx, cancel := chromedp.NewContext(allocCtx,
+		chromedp.WithLogf(func(f string, a ...any) { log.Debug(fmt.Sprintf(f, a...), "src", "chromedp") }),
+		chromedp.WithErrorf(func(f string, a ...any) { log.Debug(fmt.Sprintf(f, a...), "src", "chromedp") }),
+		chromedp.WithDebugf(tap.Logf),
+	)
+	return cdptap.NewContext(ctx, tap), cancel
 }

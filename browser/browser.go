@@ -407,10 +407,7 @@ func Launch(parent, ctx context.Context, o *Options) (*Handle, error) {
 		aopts = append(aopts, chromedp.Flag(name, val))
 	}
 	allocCtx, allocCancel := chromedp.NewExecAllocator(context.WithoutCancel(parent), aopts...)
-	bctx, bcancel := chromedp.NewContext(allocCtx,
-		chromedp.WithLogf(func(f string, a ...any) { log.Debug(fmt.Sprintf(f, a...), "src", "chromedp") }),
-		chromedp.WithErrorf(func(f string, a ...any) { log.Debug(fmt.Sprintf(f, a...), "src", "chromedp") }),
-	)
+	bctx, bcancel := newBrowserContext(allocCtx, log)
 	h := &Handle{kind: Headless, key: Key{Kind: Headless, Profile: opts.ProfileDir}, log: log,
 		allocCancel: allocCancel, ctx: bctx, cancel: bcancel,
 		done: make(chan struct{}), closed: make(chan struct{})}

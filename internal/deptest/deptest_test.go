@@ -22,7 +22,7 @@ const module = "github.com/tabpilot/tabpilot"
 // external test may import what it likes.
 var layers = [][]string{
 	// 0. The stable codes of the contract, and helpers with no project imports.
-	{"errcode", "internal/msg", "internal/deptest", "internal/jsonl", "internal/testenv", "tabs/js"},
+	{"errcode", "internal/msg", "internal/deptest", "internal/jsonl", "internal/testenv", "internal/cdptap", "tabs/js"},
 	// 1. Small pure packages on errcode: URL patterns, the secrets store.
 	{"urlpattern", "secrets"},
 	// 2. The browser, its egress guard, and what tabs installs and renders with.

@@ -44,6 +44,7 @@ import (
 
 	"github.com/tabpilot/tabpilot/browser"
 	"github.com/tabpilot/tabpilot/errcode"
+	"github.com/tabpilot/tabpilot/internal/cdptap"
 	"github.com/tabpilot/tabpilot/secrets"
 )
 
@@ -56,8 +57,11 @@ type Page struct {
 	name    string
 	dialogs string // policy
 
-	ctx      context.Context // chromedp tab context
-	target   *chromedp.Target
+	ctx    context.Context // chromedp tab context
+	target *chromedp.Target
+	// tap says when the browser's connection writes a command (nil on
+	// a browser allocated without one).
+	tap      *cdptap.Tap
 	targetID target.ID
 
 	// evMu guards the state updated by the CDP listener.
@@ -266,6 +270,11 @@ func (t *Page) watchDetach() {
 // Target returns the tab's CDP session (for raw CDP: cdp.send).
 func (t *Page) Target() *chromedp.Target { return t.target }
 
+// Tap returns the protocol logger of the browser's connection, which
+// says when a command is written (package cdptap), or nil when the
+// browser has none.
+func (t *Page) Tap() *cdptap.Tap { return t.tap }
+
 // Send sends a raw CDP command on the tab's session and returns its raw
 // JSON result (the cdp.send escape hatch). It honours the dialog rule.
 func (t *Page) Send(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
@@ -318,6 +327,7 @@ func (t *Page) TargetID() target.ID {
 func (t *Page) Attach(ctx, tctx context.Context, popup bool) error {
 	t.ctx = tctx
 	t.target = chromedp.FromContext(tctx).Target
+	t.tap = cdptap.FromContext(tctx)
 	t.evMu.Lock()
 	t.targetID = t.target.TargetID
 	t.evMu.Unlock()
