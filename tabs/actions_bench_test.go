@@ -3,6 +3,7 @@ package tabs_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -26,11 +27,20 @@ func benchTab(b *testing.B, path string) *tabs.Tab {
 
 // BenchmarkClick measures a click by selector end to end: resolve, the
 // actionability checks (one or two animation frames and the hit test), the mouse
-// events and the check that the element got the click.
+// events and the check that the element got the click. "animated" is the
+// form on a page whose animation frames keep flowing (a requestAnimationFrame
+// loop), where a mouse move is delivered only with the next vsync.
 func BenchmarkClick(b *testing.B) {
-	for _, sel := range []string{"#go", "text/Sign in", `aria/Sign in[role="button"]`} {
-		b.Run(sel, func(b *testing.B) {
-			tab := benchTab(b, "/form")
+	for _, c := range []struct{ page, sel string }{
+		{"/form", "#go"}, {"/form", "text/Sign in"}, {"/form", `aria/Sign in[role="button"]`}, {"/animated", "#go"},
+	} {
+		name := c.sel
+		if c.page != "/form" {
+			name = strings.TrimPrefix(c.page, "/") + "/" + c.sel
+		}
+		sel := c.sel
+		b.Run(name, func(b *testing.B) {
+			tab := benchTab(b, c.page)
 			err := sup.Run(context.Background(), tab.Name(), 30*time.Second, tabs.JobFunc(func(ctx context.Context, tb *tabs.Tab) error {
 				b.ReportAllocs()
 				b.ResetTimer()

@@ -930,6 +930,50 @@ jump.addEventListener('mouseover', () => { jump.style.top = '120px'; }, {once: t
 	}
 }
 
+// TestClickMoveBeforePress: on a page whose animation frames keep
+// flowing, where Chromium holds a mouse move for the next vsync, the press
+// that follows the move without waiting for its answer still reaches the
+// page after it: every click, by number and by selector, is seen as
+// pointermove, mousemove, pointerdown, mousedown, pointerup, mouseup and
+// click on its button, in that order.
+func TestClickMoveBeforePress(t *testing.T) {
+	t.Parallel()
+	base := httptestServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Order</title><script>window.seen = [];
+for (const type of ['pointermove', 'mousemove', 'pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click']) addEventListener(type, (e) => { if (e.isTrusted) seen.push(type + ' ' + e.target.id); }, true);</script>
+<p><button id=a>Left</button> <button id=b>Right</button></p><p id=spin></p>
+<script>(function f(t) { spin.textContent = Math.round(t); requestAnimationFrame(f); })(0);</script>`)
+	}))
+	tab := obsOpen(t, base+"/")
+	if !tab.Tap().Live() {
+		t.Fatal("the tap of the launched browser's connection saw no write: the press waits for the move's answer")
+	}
+	o := obsObserve(t, tab, tabs.ObserveOptions{})
+	ids := map[string]int{"a": obsOne(t, o, "button", "Left").ID, "b": obsOne(t, o, "button", "Right").ID}
+	for i := range 6 {
+		id := []string{"a", "b"}[i%2]
+		if evalString(t, tab, "seen.length = 0, ''") != "" {
+			t.Fatal("reset seen")
+		}
+		var err error
+		if i < 4 {
+			_, err = obsClick(t, tab, ids[id])
+		} else {
+			err = obsDo(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
+				_, err := tb.Click(ctx, tabs.Target{Selector: "#" + id})
+				return err
+			})
+		}
+		if err != nil {
+			t.Fatalf("click %d on %s: %v", i, id, err)
+		}
+		want := strings.ReplaceAll("pointermove X,mousemove X,pointerdown X,mousedown X,pointerup X,mouseup X,click X", "X", id)
+		if got := evalString(t, tab, "seen.join()"); got != want {
+			t.Errorf("click %d on %s: the page saw %q, want %q", i, id, got, want)
+		}
+	}
+}
+
 // TestClickByNumberGuardOutOfReach: a page that replaces
 // Event.prototype.stopImmediatePropagation and preventDefault with
 // functions that do nothing cannot unarm the guard of a click by number,

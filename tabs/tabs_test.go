@@ -42,6 +42,11 @@ func TestMain(m *testing.M) {
 	mux.HandleFunc("/next", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><title>Next</title><button onclick="this.textContent='pressed'">Other</button>`)
 	})
+	mux.HandleFunc("/animated", func(w http.ResponseWriter, r *http.Request) {
+		// The form, on a page whose animation frames keep flowing: a
+		// mouse move waits for the next vsync there.
+		fmt.Fprint(w, formPage+`<div id=spin></div><script>(function f(t) { spin.textContent = Math.round(t); requestAnimationFrame(f); })(0);</script>`)
+	})
 	mux.HandleFunc("/alert", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><title>Alert</title><button id=b onclick="document.title = confirm('sure?') ? 'yes' : 'no'">Ask</button>`)
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -26,33 +27,74 @@ func (t *Actor) mouse(ctx context.Context, typ input.DispatchMouseEventType, x, 
 	return err
 }
 
-// bgMoveWait bounds the mouseMoved moveMouse sends to a background page
+// bgMoveWait bounds the mouseMoved sendMove sends to a background page
 // without waiting for it.
 const bgMoveWait = 10 * time.Second
 
-// moveMouse moves the mouse to x, y over el's page (Input.dispatchMouseEvent
-// mouseMoved). Chromium delivers a mouse move with the page's next
-// animation frame (at once on a page at rest: its first frame request
-// gets a frame without waiting for the vsync) and answers the command
-// after it; a hidden page (a background tab of a browser tabpilot
-// attached to, el.bg) gets no frames, and the answer came only after
-// about 5 s, past the click's guard. There
-// the move is sent without waiting for its answer: the renderer delivers
-// the pending move before the next mouse button event, so the page still
-// sees mousemove before mousedown, at once, and its visibility and focus
-// are left as the user has them.
-func (t *Actor) moveMouse(ctx context.Context, el *element, x, y float64) error {
-	if el == nil || !el.bg {
-		return t.mouse(ctx, input.DispatchMouseEventTypeMouseMoved, x, y, 0)
+// sendMove moves the mouse to x, y over el's page (Input.dispatchMouseEvent
+// mouseMoved), for a click. With early false it returns
+// once Chromium has answered the move; with early true it returns as soon
+// as the connection has written the move (package cdptap), so that the
+// caller's next command, a press, follows it on the wire at once, and
+// answered waits for the move's answer.
+//
+// Chromium delivers a mouse move with the page's next animation frame (at
+// once on a page at rest: its first frame request gets a frame without
+// waiting for the vsync) and answers the command after it; a mouse button
+// event makes the renderer deliver a pending move before it, at once. So a
+// press sent behind the move does not wait for the vsync, as with
+// Puppeteer's and Playwright's click, and the page still sees mousemove
+// before mousedown. Without a tap that has seen writes (a transport that
+// has no protocol logger), sendMove waits for the answer: two calls on
+// two goroutines reach the connection in either order.
+//
+// A hidden page (a background tab of a browser tabpilot attached to,
+// el.bg) gets no frames, and the answer came only after about 5 s, past
+// the click's guard: there the move's answer is never waited for, and its
+// visibility and focus are left as the user has them.
+func (t *Actor) sendMove(ctx context.Context, el *element, x, y float64, early bool) (answered func() error, err error) {
+	none := func() error { return nil }
+	bg := el != nil && el.bg
+	tap := t.Tap()
+	if !bg && (!early || !tap.Live()) {
+		return none, t.mouse(ctx, input.DispatchMouseEventTypeMouseMoved, x, y, 0)
 	}
-	mctx, cancel := context.WithTimeout(t.Context(), bgMoveWait)
+	var written <-chan struct{}
+	if tap.Live() {
+		var stop func()
+		written, stop = tap.Watch(string(t.Target().SessionID), input.CommandDispatchMouseEvent)
+		defer stop()
+	}
+	mctx, cancel := ctx, context.CancelFunc(func() {})
+	if bg {
+		mctx, cancel = context.WithTimeout(t.Context(), bgMoveWait)
+	}
+	errc := make(chan error, 1)
 	t.goFn(func() {
 		defer cancel()
-		if err := t.mouse(mctx, input.DispatchMouseEventTypeMouseMoved, x, y, 0); err != nil && mctx.Err() == nil {
+		err := t.mouse(mctx, input.DispatchMouseEventTypeMouseMoved, x, y, 0)
+		if err != nil && bg && mctx.Err() == nil {
 			t.log.Debug("mouse move in a background page", "tab", t.Name(), "err", err)
 		}
+		errc <- err
 	})
-	return nil
+	answered = sync.OnceValue(func() error { return <-errc })
+	if bg {
+		answered = none
+	}
+	if written == nil {
+		return answered, nil // a background page without a tap: as before
+	}
+	select {
+	case <-written:
+		return answered, nil
+	case err := <-errc:
+		// Answered (so written), or failed before it was written.
+		errc <- err
+		return answered, err
+	case <-ctx.Done():
+		return none, ctx.Err()
+	}
 }
 
 // Click clicks the element a target names: it waits until the element is
@@ -105,14 +147,23 @@ func (t *Actor) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionRe
 		nav = t.Mark()
 		err = t.Blocking(ctx, func(ctx context.Context) error {
 			ph.located = time.Now()
-			// Chromium answers the move once the animation frame that
-			// delivers it has begun; the check of the box and the hit
-			// test comes after that frame.
-			if err := t.moveMouse(ctx, el, x, y); err != nil {
+			// The verify call checks the box and the hit test after
+			// the frame that delivered the move, so it waits for the
+			// move's answer. Without it (the guard checks at the press,
+			// el.press, or the waiting check ran), the press follows
+			// the move on the wire without waiting for the answer
+			// (sendMove).
+			verify := o.quick && !el.press
+			answered, err := t.sendMove(ctx, el, x, y, !verify)
+			if err != nil {
 				return err
 			}
 			ph.moved = time.Now()
-			if o.quick && !el.press {
+			if verify {
+				if err := answered(); err != nil {
+					return err
+				}
+				ph.moved = time.Now()
 				if err := t.verify(ctx, el); err != nil {
 					return err
 				}
@@ -121,8 +172,11 @@ func (t *Actor) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionRe
 			if err := t.mouse(ctx, input.DispatchMouseEventTypeMousePressed, x, y, 1); err != nil {
 				return err
 			}
+			if err := answered(); err != nil {
+				return err
+			}
 			ph.pressed = time.Now()
-			err := t.mouse(ctx, input.DispatchMouseEventTypeMouseReleased, x, y, 1)
+			err = t.mouse(ctx, input.DispatchMouseEventTypeMouseReleased, x, y, 1)
 			ph.released = time.Now()
 			return err
 		})
