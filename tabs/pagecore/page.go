@@ -461,14 +461,18 @@ func (t *Page) CrossDocPending() (bool, <-chan struct{}) {
 	return t.ob.navPending, t.ob.navSignal
 }
 
-// TopWorld returns the walker's world of the last top-level document,
-// when it is the page's own session's and still known.
+// TopWorld returns the walker's world of the top-level document, when it
+// is the page's own session's, still known, and the world of the document
+// the top frame has now: the one before a navigation is not.
 func (t *Page) TopWorld() (WorldKey, World, bool) {
+	t.evMu.Lock()
+	doc := t.st.doc
+	t.evMu.Unlock()
 	t.ob.mu.Lock()
 	k := t.ob.topWorld
 	w, ok := t.ob.worlds[k]
 	t.ob.mu.Unlock()
-	return k, w, ok && k.Session == t.target.SessionID
+	return k, w, ok && k.Session == t.target.SessionID && (doc == "" || k.Loader == doc)
 }
 
 // Looping reports whether the page keeps sending itself on: at least
