@@ -974,6 +974,38 @@ for (const type of ['pointermove', 'mousemove', 'pointerdown', 'mousedown', 'poi
 	}
 }
 
+// TestClickAfterItsScroll: a button the click scrolls into view, on a
+// page whose scroll handler renders the buttons again (new nodes, as a
+// virtualised list does), is pressed after the page's scroll handler ran,
+// so the click reaches the new button: each of five clicks is counted once.
+// The page's animation frames keep flowing, so the scroll's frame waits
+// for the vsync.
+func TestClickAfterItsScroll(t *testing.T) {
+	t.Parallel()
+	base := httptestServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Rerender</title><div id=host></div><script>window.n = 0;
+function render() {
+  host.innerHTML = [1, 2, 3, 4, 5].map((i) => '<p style="margin-top:1500px"><button id=b' + i + ' onclick="n++">Pick ' + i + '</button></p>').join('');
+}
+render();
+addEventListener('scroll', render);
+(function f() { document.title = 'Rerender ' + performance.now(); requestAnimationFrame(f); })();</script>`)
+	}))
+	tab := obsOpen(t, base+"/")
+	for i := 1; i <= 5; i++ {
+		err := obsDo(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
+			_, err := tb.Click(ctx, tabs.Target{Selector: fmt.Sprintf("#b%d", i)})
+			return err
+		})
+		if err != nil {
+			t.Fatalf("click #b%d: %v", i, err)
+		}
+		if got := evalString(t, tab, "String(n)"); got != strconv.Itoa(i) {
+			t.Fatalf("after the click on #b%d the page counted %s clicks, want %d", i, got, i)
+		}
+	}
+}
+
 // TestClickByNumberGuardOutOfReach: a page that replaces
 // Event.prototype.stopImmediatePropagation and preventDefault with
 // functions that do nothing cannot unarm the guard of a click by number,

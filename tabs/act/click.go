@@ -152,9 +152,12 @@ func (t *Actor) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionRe
 			// move's answer. Without it (the guard checks at the press,
 			// el.press, or the waiting check ran), the press follows
 			// the move on the wire without waiting for the answer
-			// (sendMove).
+			// (sendMove), unless the check scrolled: the page's scroll
+			// handlers run with the frame that delivers the move, and
+			// may render the element again (a virtualised list), which
+			// the press must see.
 			verify := o.quick && !el.press
-			answered, err := t.sendMove(ctx, el, x, y, !verify)
+			answered, err := t.sendMove(ctx, el, x, y, !verify && !el.scrolled)
 			if err != nil {
 				return err
 			}

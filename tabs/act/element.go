@@ -105,6 +105,9 @@ type element struct {
 	// press is true when the last check's guard checks the element again
 	// at the press (actState.Press).
 	press bool
+	// scrolled is true when the last check scrolled the element into
+	// view (actState.Scrolled).
+	scrolled bool
 	// iso is true when obj is of guard.js's isolated world
 	// (resolveInGuardWorld), not of the main world.
 	iso bool
@@ -284,6 +287,9 @@ type actState struct {
 	// Press is true when a quick check armed a guard that checks the
 	// element again at the press, so the click sends no verify call.
 	Press bool `json:"press"`
+	// Scrolled is true when the check scrolled the element into view:
+	// the page's scroll events come with the next animation frame.
+	Scrolled bool `json:"scrolled"`
 }
 
 // coverSettle is how long an element may stay covered by the same
@@ -479,7 +485,7 @@ func (t *Actor) actionable(ctx context.Context, el *element, o actOpts, wait tim
 // not in the element's frame. Errors: not_actionable when the element or
 // its frame has no box, stale_element when the frame is gone.
 func (t *Actor) topPoint(ctx context.Context, el *element, st *actState) (x, y float64, cover string, err error) {
-	el.box, el.fx, el.fy, el.bg, el.press = st.Box, st.X, st.Y, st.Bg, st.Press
+	el.box, el.fx, el.fy, el.bg, el.press, el.scrolled = st.Box, st.X, st.Y, st.Bg, st.Press, st.Scrolled
 	if st.Top && el.sess == nil {
 		return st.X, st.Y, "", nil
 	}

@@ -373,10 +373,19 @@ async function check(opts, el, held) {
     const b = Array.from(e.getClientRects()).find((c) => c.width > 0 && c.height > 0);
     return !!b && !inert() && hitAt(b.left + b.width / 2, b.top + b.height / 2).ok;
   };
+  // scrolled: this check scrolled the element into view. The page's
+  // scroll events, and the observers that watch what comes into view,
+  // run with the next animation frame, and may render the element again
+  // (a virtualised list): a click then lets that frame pass before the
+  // press.
+  let scrolled = false;
   if (opts.scroll !== false) {
     // Of display: contents, its first element with a box scrolls.
     const into = mapImg || (contents ? Array.from(contentsRoot.querySelectorAll('*')).find((e) => e.getClientRects().length) : target);
-    if (into && !inView(into)) into.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+    if (into && !inView(into)) {
+      into.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+      scrolled = true;
+    }
   }
   const style = getComputedStyle(mapImg || target);
   const r1 = rect();
@@ -455,6 +464,6 @@ async function check(opts, el, held) {
   // waits for the vsync. (guard.js's were there from the start.)
   if (opts.arm && (!opts.quick || atPress)) arm(target, atPress ? { box: r2, x, y } : null);
   const top = window === window.top && (!window.visualViewport || window.visualViewport.scale === 1);
-  return { state: 'ok', x, y, box: r2, top, tag: describe(target), bg, press: atPress };
+  return { state: 'ok', x, y, box: r2, top, tag: describe(target), bg, press: atPress, scrolled };
 }
 })()
