@@ -131,7 +131,11 @@ async function check(opts, el, held) {
       if (now[2] === 0 || now[3] === 0 || vs.visibility === 'hidden' || vs.display === 'none') return { state: 'vanished', tag: describe(target) };
       const dis = disabledNow();
       if (dis) return dis;
-      if (moved(now, press.box)) return { state: 'unstable', tag: describe(target) };
+      // Moved since the check, and the press does not land on it (a
+      // mouseover handler moved it off the pointer). One that moved and
+      // is still under the pointer (a hover style that nudges it, script
+      // that moves it a pixel a frame) gets the press, as a person's.
+      if (moved(now, press.box) && !mine(e)) return { state: 'unstable', tag: describe(target) };
       // (Only for a press in the element's own document: one that went
       // to the parent page, over an iframe's element, is a cover there.)
       if (!mine(e) && e.target && e.target.ownerDocument === target.ownerDocument && hitAt(press.x, press.y).ok) return { state: 'flicker', tag: describe(target) };
