@@ -406,11 +406,14 @@ async function check(opts, el, held) {
   // after the page's own requestAnimationFrame callbacks catches motion
   // driven by script); a timer when the page gets no frames (a background
   // tab), so the check never hangs. With opts.quick and nothing animating,
-  // the frame is the one that delivers the caller's
-  // Input.dispatchMouseEvent mouseMoved (Chromium dispatches mouse moves
-  // at the start of an animation frame), and the box is compared after
-  // it: by the guard at the press (atPress), else by the caller's
-  // opts.verify call. The check asks for no frame itself:
+  // the check waits for no frame: the guard compares the box at the
+  // press (atPress; the caller sends the press behind its mouse move
+  // without waiting for the move's frame, so that is this frame or the
+  // next, and an element that moved but is still under the pointer gets
+  // the press), else the caller's opts.verify call does, after the frame
+  // that delivers its Input.dispatchMouseEvent mouseMoved (Chromium
+  // dispatches mouse moves at the start of an animation frame). The check
+  // asks for no frame itself:
   // a page at rest gets a frame at once for the first thing that needs
   // one, and an animation frame requested here would take it, leaving
   // the mouse move to wait for the next vsync (8 ms on average at 60 Hz).
