@@ -113,12 +113,11 @@ func (t *Actor) Click(ctx context.Context, tg Target) (*ActionResult, error) {
 	// The actionability check arms a one-shot listener, so a click that
 	// never reaches the element is reported, not taken for success. When
 	// nothing in the document animates, it does not wait a frame for the
-	// stability check: the mouseMoved does (Chromium delivers mouse moves
-	// with an animation frame, at once on a page at rest), and verify
-	// checks the box again after it; the guard stops a press that lands
-	// on something else.
-	// If the element moved or got covered in that frame, the click starts
-	// over with the waiting check.
+	// stability check: the guard checks the element at the press (or,
+	// where the guard cannot, a verify call after the mouseMoved's frame),
+	// and stops a press that lands on something else.
+	// If the element moved off the pointer, went away or got covered, the
+	// click starts over with the waiting check.
 	o := actOpts{enabled: true, hitTest: true, arm: true, quick: true, iso: true}
 	for {
 		res, retry, err := t.clickOnce(ctx, tg, &o)
