@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -27,37 +28,38 @@ func (t *Actor) mouse(ctx context.Context, typ input.DispatchMouseEventType, x, 
 	return err
 }
 
-// bgMoveWait bounds the mouseMoved sendMove sends to a background page
+// bgMoveWait bounds the mouseMoved sendMouse sends to a background page
 // without waiting for it.
 const bgMoveWait = 10 * time.Second
 
-// sendMove moves the mouse to x, y over el's page (Input.dispatchMouseEvent
-// mouseMoved), for a click. With early false it returns
-// once Chromium has answered the move; with early true it returns as soon
-// as the connection has written the move (package cdptap), so that the
-// caller's next command, a press, follows it on the wire at once, and
-// answered waits for the move's answer.
+// sendMouse sends a mouse event of a click at x, y over el's page
+// (Input.dispatchMouseEvent of typ, with clicks for a button event). With
+// early false it returns once Chromium has answered the event; with early
+// true it returns as soon as the connection has written it (package
+// cdptap), so that the caller's next command follows it on the wire at
+// once, and answered waits for the answer.
 //
 // Chromium delivers a mouse move with the page's next animation frame (at
 // once on a page at rest: its first frame request gets a frame without
 // waiting for the vsync) and answers the command after it; a mouse button
-// event makes the renderer deliver a pending move before it, at once. So a
-// press sent behind the move does not wait for the vsync, as with
-// Puppeteer's and Playwright's click, and the page still sees mousemove
-// before mousedown. Without a tap that has seen writes (a transport that
-// has no protocol logger), sendMove waits for the answer: two calls on
-// two goroutines reach the connection in either order.
+// event makes the renderer deliver a pending move before it, at once. So
+// a press and a release sent behind the move do not wait for the vsync,
+// as with Puppeteer's and Playwright's click, and the page still sees the
+// move, the press and the release in that order, in one go. Without a tap
+// that has seen writes (a transport that has no protocol logger), the
+// caller does not ask for early: two calls on two goroutines reach the
+// connection in either order.
 //
 // A hidden page (a background tab of a browser tabpilot attached to,
-// el.bg) gets no frames, and the answer came only after about 5 s, past
-// the click's guard: there the move's answer is never waited for, and its
-// visibility and focus are left as the user has them.
-func (t *Actor) sendMove(ctx context.Context, el *element, x, y float64, early bool) (answered func() error, err error) {
+// el.bg) gets no frames, and a move's answer came only after about 5 s,
+// past the click's guard: there a move's answer is never waited for, and
+// its visibility and focus are left as the user has them.
+func (t *Actor) sendMouse(ctx context.Context, el *element, typ input.DispatchMouseEventType, x, y float64, clicks int64, early bool) (answered func() error, err error) {
 	none := func() error { return nil }
-	bg := el != nil && el.bg
+	bg := el != nil && el.bg && typ == input.DispatchMouseEventTypeMouseMoved
 	tap := t.Tap()
 	if !bg && (!early || !tap.Live()) {
-		return none, t.mouse(ctx, input.DispatchMouseEventTypeMouseMoved, x, y, 0)
+		return none, t.mouse(ctx, typ, x, y, clicks)
 	}
 	var written <-chan struct{}
 	if tap.Live() {
@@ -72,7 +74,7 @@ func (t *Actor) sendMove(ctx context.Context, el *element, x, y float64, early b
 	errc := make(chan error, 1)
 	t.goFn(func() {
 		defer cancel()
-		err := t.mouse(mctx, input.DispatchMouseEventTypeMouseMoved, x, y, 0)
+		err := t.mouse(mctx, typ, x, y, clicks)
 		if err != nil && bg && mctx.Err() == nil {
 			t.log.Debug("mouse move in a background page", "tab", t.Name(), "err", err)
 		}
@@ -136,6 +138,9 @@ func (t *Actor) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionRe
 	var nav pagecore.NavMark
 	var err error
 	var ph clickPhases
+	// sentAll is set once the move, the press and the release are all
+	// on their way, none waiting for the answer of the one before.
+	var sentAll atomic.Bool
 	for {
 		var x, y float64
 		ph.start = time.Now()
@@ -144,25 +149,28 @@ func (t *Actor) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionRe
 			return nil, false, err
 		}
 		nav = t.Mark()
+		sentAll.Store(false)
 		err = t.Blocking(ctx, func(ctx context.Context) error {
 			ph.located = time.Now()
 			// The verify call checks the box and the hit test after
 			// the frame that delivered the move, so it waits for the
-			// move's answer. Without it (the guard checks at the press,
-			// el.press, or the waiting check ran), the press follows
-			// the move on the wire without waiting for the answer
-			// (sendMove), unless the check scrolled: the page's scroll
-			// handlers run with the frame that delivers the move, and
-			// may render the element again (a virtualised list), which
-			// the press must see.
+			// move's answer; so does a click whose check scrolled:
+			// the page's scroll handlers run with that frame, and may
+			// render the element again (a virtualised list), which the
+			// press must see. Otherwise (the guard checks the element
+			// at the press, el.press, or the waiting check ran) the
+			// move, the press and the release go out one behind the
+			// other without waiting for answers (sendMouse): the page
+			// gets them in one go, as from Playwright.
 			verify := o.quick && !el.press
-			answered, err := t.sendMove(ctx, el, x, y, !verify && !el.scrolled)
+			early := !verify && !el.scrolled && !el.bg && t.Tap().Live()
+			moved, err := t.sendMouse(ctx, el, input.DispatchMouseEventTypeMouseMoved, x, y, 0, early || el.bg)
 			if err != nil {
 				return err
 			}
 			ph.moved = time.Now()
 			if verify {
-				if err := answered(); err != nil {
+				if err := moved(); err != nil {
 					return err
 				}
 				ph.moved = time.Now()
@@ -171,15 +179,20 @@ func (t *Actor) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionRe
 				}
 			}
 			ph.verified = time.Now()
-			if err := t.mouse(ctx, input.DispatchMouseEventTypeMousePressed, x, y, 1); err != nil {
-				return err
-			}
-			if err := answered(); err != nil {
+			pressed, err := t.sendMouse(ctx, el, input.DispatchMouseEventTypeMousePressed, x, y, 1, early)
+			if err != nil {
 				return err
 			}
 			ph.pressed = time.Now()
+			sentAll.Store(early)
 			err = t.mouse(ctx, input.DispatchMouseEventTypeMouseReleased, x, y, 1)
 			ph.released = time.Now()
+			if merr := moved(); merr != nil {
+				return merr
+			}
+			if perr := pressed(); perr != nil {
+				return perr
+			}
 			return err
 		})
 		// (A selector's element that was replaced meanwhile, say by a
@@ -203,6 +216,9 @@ func (t *Actor) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionRe
 	var dpe *pagecore.DialogPendingError
 	if pagecore.AsDialog(err, &dpe) {
 		res.Dialog = dpe.Dialog
+		if sentAll.Load() {
+			res.Note = "the page opened the dialog during the click, and the click's events it had not handled yet (the mouse move's, the press's, the release's and the click's handlers run in that order) reach it when the dialog is answered"
+		}
 		return res, false, nil
 	}
 	if err != nil {

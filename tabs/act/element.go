@@ -100,7 +100,7 @@ type element struct {
 	box    []float64
 	fx, fy float64
 	// bg is true when the last check found the page hidden (a background
-	// tab): see sendMove.
+	// tab): see sendMouse.
 	bg bool
 	// press is true when the last check's guard checks the element again
 	// at the press (actState.Press).
