@@ -77,7 +77,10 @@ async function check(opts, el, held) {
     if (e.id) s += '#' + e.id;
     const cls = typeof e.className === 'string' ? e.className.trim().split(/\s+/).filter(Boolean).slice(0, 2) : [];
     if (cls.length) s += '.' + cls.join('.');
-    const t = (e.innerText || e.getAttribute('aria-label') || '').replace(/\s+/g, ' ').trim();
+    // The root and the body are named without their text, which is the
+    // whole page's.
+    const whole = e.tagName === 'HTML' || e.tagName === 'BODY';
+    const t = whole ? '' : (e.innerText || e.getAttribute('aria-label') || '').replace(/\s+/g, ' ').trim();
     if (t) s += ' "' + (t.length > 40 ? t.slice(0, 40) + '…' : t) + '"';
     return s;
   };
