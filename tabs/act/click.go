@@ -99,6 +99,52 @@ func (t *Actor) sendMouse(ctx context.Context, el *element, typ input.DispatchMo
 	}
 }
 
+// oneGoWait bounds the answers of a click's move, press and release that
+// clickInOneGo sent: a dialog the page opens holds them until it is
+// answered.
+const oneGoWait = 30 * time.Second
+
+// clickInOneGo sends the move, the press and the release of a click at x,
+// y one behind the other, each as soon as the one before it is written
+// (sendMouse), and then waits for their answers; a dialog that the page
+// opens meanwhile returns the *pagecore.DialogPendingError at once
+// (Blocking). The three are sent whatever becomes of ctx once the first
+// is: the page never gets a press without its release. sentAll is set
+// when all three are on their way.
+func (t *Actor) clickInOneGo(ctx context.Context, el *element, x, y float64, ph *clickPhases, sentAll *atomic.Bool) error {
+	wctx, cancel := context.WithTimeout(t.Context(), oneGoWait)
+	answers := make([]func() error, 0, 3)
+	for _, ev := range []struct {
+		typ    input.DispatchMouseEventType
+		clicks int64
+		at     *time.Time
+	}{
+		{input.DispatchMouseEventTypeMouseMoved, 0, &ph.moved},
+		{input.DispatchMouseEventTypeMousePressed, 1, &ph.pressed},
+		{input.DispatchMouseEventTypeMouseReleased, 1, &ph.released},
+	} {
+		answered, err := t.sendMouse(wctx, el, ev.typ, x, y, ev.clicks, true)
+		if err != nil {
+			cancel()
+			return err
+		}
+		*ev.at = time.Now()
+		answers = append(answers, answered)
+	}
+	ph.verified = ph.moved
+	sentAll.Store(true)
+	return t.Blocking(ctx, func(context.Context) error {
+		defer cancel()
+		var first error
+		for _, answered := range answers {
+			if err := answered(); err != nil && first == nil {
+				first = err
+			}
+		}
+		return first
+	})
+}
+
 // Click clicks the element a target names: it waits until the element is
 // actionable (attached, visible, stable, enabled, receiving the pointer),
 // then dispatches mouseMoved, mousePressed and mouseReleased at its centre
@@ -150,51 +196,48 @@ func (t *Actor) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionRe
 		}
 		nav = t.Mark()
 		sentAll.Store(false)
-		err = t.Blocking(ctx, func(ctx context.Context) error {
-			ph.located = time.Now()
-			// The verify call checks the box and the hit test after
-			// the frame that delivered the move, so it waits for the
-			// move's answer; so does a click whose check scrolled:
-			// the page's scroll handlers run with that frame, and may
-			// render the element again (a virtualised list), which the
-			// press must see. Otherwise (the guard checks the element
-			// at the press, el.press, or the waiting check ran) the
-			// move, the press and the release go out one behind the
-			// other without waiting for answers (sendMouse): the page
-			// gets them in one go, as from Playwright.
-			verify := o.quick && !el.press
-			early := !verify && !el.scrolled && !el.bg && t.Tap().Live()
-			moved, err := t.sendMouse(ctx, el, input.DispatchMouseEventTypeMouseMoved, x, y, 0, early || el.bg)
-			if err != nil {
-				return err
+		ph.located = time.Now()
+		// The verify call checks the box and the hit test after the
+		// frame that delivered the move, so it waits for the move's
+		// answer; so does a click whose check scrolled (the page's
+		// scroll handlers run with that frame, and may render the
+		// element again, as a virtualised list does, which the press
+		// must see), and one that starts over after the guard stopped
+		// its press (the waiting check). Otherwise (the guard checks the
+		// element at the press, el.press) the click goes in one go
+		// (clickInOneGo), and the guard stops the press when the page's
+		// handlers of the move asked for a frame that has not run
+		// (verdict "hover").
+		verify := o.quick && !el.press
+		if o.quick && el.press && !el.scrolled && !el.bg && t.Tap().Live() {
+			if err = t.DialogHolds(); err == nil {
+				err = t.clickInOneGo(ctx, el, x, y, &ph, &sentAll)
 			}
-			ph.moved = time.Now()
-			if verify {
+		} else {
+			err = t.Blocking(ctx, func(ctx context.Context) error {
+				moved, err := t.sendMouse(ctx, el, input.DispatchMouseEventTypeMouseMoved, x, y, 0, el.bg)
+				if err != nil {
+					return err
+				}
 				if err := moved(); err != nil {
 					return err
 				}
 				ph.moved = time.Now()
-				if err := t.verify(ctx, el); err != nil {
+				if verify {
+					if err := t.verify(ctx, el); err != nil {
+						return err
+					}
+				}
+				ph.verified = time.Now()
+				if err := t.mouse(ctx, input.DispatchMouseEventTypeMousePressed, x, y, 1); err != nil {
 					return err
 				}
-			}
-			ph.verified = time.Now()
-			pressed, err := t.sendMouse(ctx, el, input.DispatchMouseEventTypeMousePressed, x, y, 1, early)
-			if err != nil {
+				ph.pressed = time.Now()
+				err = t.mouse(ctx, input.DispatchMouseEventTypeMouseReleased, x, y, 1)
+				ph.released = time.Now()
 				return err
-			}
-			ph.pressed = time.Now()
-			sentAll.Store(early)
-			err = t.mouse(ctx, input.DispatchMouseEventTypeMouseReleased, x, y, 1)
-			ph.released = time.Now()
-			if merr := moved(); merr != nil {
-				return merr
-			}
-			if perr := pressed(); perr != nil {
-				return perr
-			}
-			return err
-		})
+			})
+		}
 		// (A selector's element that was replaced meanwhile, say by a
 		// virtualised list re-rendering after the scroll, is found again.)
 		var e *pagecore.Error

@@ -139,6 +139,17 @@ async function check(opts, el, held) {
       // is still under the pointer (a hover style that nudges it, script
       // that moves it a pixel a frame) gets the press, as a person's.
       if (moved(now, press.box) && !mine(e)) return { state: 'unstable', tag: describe(target) };
+      // The page's handlers of the mouse move asked for an animation
+      // frame that has not run (the press came with the move, in one go):
+      // a hover effect the page makes there (a button rendered again, or
+      // moved away) would come between the press and the release. The
+      // press waits for that frame: the click starts over with the
+      // waiting check.
+      if (hub && hub.base && !hub.framed) {
+        const id = requestAnimationFrame(() => {});
+        cancelAnimationFrame(id);
+        if (id - hub.base > 1) return { state: 'hover', tag: describe(target) };
+      }
       // (Only for a press in the element's own document: one that went
       // to the parent page, over an iframe's element, is a cover there.)
       if (!mine(e) && e.target && e.target.ownerDocument === target.ownerDocument && hitAt(press.x, press.y).ok) return { state: 'flicker', tag: describe(target) };
@@ -180,7 +191,11 @@ async function check(opts, el, held) {
     // it adds its own for this click.
     const hub = opts.iso && held ? globalThis.__tabpilotGuard : null;
     const wins = hub ? [] : [window];
-    if (hub) hub.active = guard;
+    if (hub) {
+      hub.active = guard;
+      hub.base = 0;
+      hub.framed = false;
+    }
     try {
       if (window.top !== window && window.top.document) wins.push(window.top);
     } catch (e) { /* cross-origin */ }

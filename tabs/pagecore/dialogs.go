@@ -124,6 +124,16 @@ func (e *DialogPendingError) Error() string {
 	return fmt.Sprintf("%s dialog is open: %q", e.Dialog.Article(), e.Dialog.Message)
 }
 
+// DialogHolds returns the *DialogPendingError that Blocking returns at
+// once, before it runs anything: a dialog is open and the tab has no
+// dialog policy to answer it. Else it returns nil.
+func (t *Page) DialogHolds() error {
+	if d := t.PendingDialog(); d != nil && t.dialogs == "" {
+		return &DialogPendingError{d}
+	}
+	return nil
+}
+
 // Blocking runs a CDP call that a JavaScript dialog can block (input
 // events, evaluation, navigation). If a dialog opens while it waits and the
 // tab has no dialog policy, it returns at once with *dialogPendingError;
@@ -131,8 +141,8 @@ func (e *DialogPendingError) Error() string {
 // crashed) while it waits, it returns not_alive at once: a call the
 // page held (a navigation waiting for its server) gets no answer then.
 func (t *Page) Blocking(ctx context.Context, fn func(ctx context.Context) error) error {
-	if d := t.PendingDialog(); d != nil && t.dialogs == "" {
-		return &DialogPendingError{d}
+	if err := t.DialogHolds(); err != nil {
+		return err
 	}
 	sig := t.dialogSignal()
 	errc := make(chan error, 1)
