@@ -323,8 +323,10 @@ func (t *Actor) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionRe
 				return nil, false, goneByPointer(el)
 			}
 		}
-		// Moved or disabled since the check: the waiting check
+		// Moved or disabled since the check, or the page's handlers
+		// of the move asked for a frame ("hover"): the waiting check
 		// tells which, and whether it passes.
+		t.log.Debug("click starts over with the waiting check", "tab", t.Name(), "target", el.desc, "verdict", got.Verdict.State)
 		o.quick = false
 		return nil, true, nil
 	}
