@@ -1076,6 +1076,40 @@ mover.addEventListener('mouseover', () => requestAnimationFrame(() => { mover.st
 	}
 }
 
+// TestClickRowsReRenderedOnHover: a list that re-renders its rows in
+// place (the same nodes, other items, as React does with index keys) when
+// the pointer arrives, at once or in the next animation frame: a click by
+// number on "Delete Alice" fails as stale_element at the press, and the
+// page's handlers delete no one (before, the press went to the node that
+// now read "Delete Bob", and the click succeeded).
+func TestClickRowsReRenderedOnHover(t *testing.T) {
+	t.Parallel()
+	base := httptestServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		later := r.URL.Query().Get("mode") == "raf"
+		swap := "swap()"
+		if later {
+			swap = "requestAnimationFrame(swap)"
+		}
+		fmt.Fprintf(w, `<!doctype html><title>Rows</title><ul id=list><li><span>Alice</span> <button>Delete Alice</button></li><li><span>Bob</span> <button>Delete Bob</button></li></ul>
+<script>window.deleted = []; let names = ['Alice', 'Bob'], done = false;
+const btns = [...document.querySelectorAll('button')], spans = [...document.querySelectorAll('span')];
+btns.forEach((b, i) => b.addEventListener('click', () => deleted.push(names[i])));
+function swap() { names = ['Bob', 'Alice']; spans.forEach((s, i) => s.textContent = names[i]); btns.forEach((b, i) => b.textContent = 'Delete ' + names[i]); }
+list.addEventListener('mouseover', () => { if (done) return; done = true; %s; });</script>`, swap)
+	}))
+	for _, mode := range []string{"sync", "raf", "sync", "raf", "raf", "raf"} {
+		tab := obsOpen(t, base+"/?mode="+mode)
+		o := obsObserve(t, tab, tabs.ObserveOptions{})
+		_, err := obsClick(t, tab, obsOne(t, o, "button", "Delete Alice").ID)
+		if errcode.Of(err) != errcode.StaleElement {
+			t.Errorf("%s: click on Delete Alice after the rows were re-rendered: %v (%s), want stale_element", mode, err, errcode.Of(err))
+		}
+		if got := evalString(t, tab, "deleted.join()"); got != "" {
+			t.Errorf("%s: the page deleted %q, want no one", mode, got)
+		}
+	}
+}
+
 // TestClickDialogOnHover: a confirm dialog that the page opens in a
 // mouseover handler holds the click's press and release, which were on
 // their way: the click says the dialog is open and that the rest of the

@@ -311,6 +311,14 @@ func (t *Actor) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionRe
 		switch got.Verdict.State {
 		case "vanished", "flicker":
 			return nil, false, notActionable(el, got.Verdict)
+		case "shown":
+			// The number's node showed another item at the press (a
+			// list that re-rendered its rows in place on hover).
+			if el.wanted != nil {
+				if err := compareShown(el, el.wanted, got.Verdict.Shown); err != nil {
+					return nil, false, err
+				}
+			}
 		case "detached":
 			// Removed since the check (a row rendered again on hover, or
 			// by a virtualised list after the scroll): a number names a

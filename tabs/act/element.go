@@ -112,8 +112,11 @@ type element struct {
 	// (resolveInGuardWorld), not of the main world.
 	iso bool
 	// shown, when set, is what the number showed when it was numbered,
-	// for the first actionability check to compare (checkShown).
+	// for each actionability check to compare (checkShown).
 	shown *shownWant
+	// wanted is what the number's node showed (shown, once a check
+	// compared it): the guard compares it again at the press.
+	wanted *shownWant
 	// resolved is when locate had the node (for the click's debug log).
 	resolved time.Time
 }
@@ -420,7 +423,8 @@ func (t *Actor) actionable(ctx context.Context, el *element, o actOpts, wait tim
 	for {
 		args := map[string]any{"enabled": o.enabled, "hitTest": o.hitTest, "arm": o.arm, "quick": o.quick, "iso": el.iso}
 		if w := el.shown; w != nil {
-			// The first check also compares what the node shows.
+			// Every check also compares what the node shows: a list
+			// may re-render its rows in place while the check waits.
 			args["row"], args["key"] = w.ref.Row, w.key
 			st.Shown = nil
 		}
@@ -428,7 +432,7 @@ func (t *Actor) actionable(ctx context.Context, el *element, o actOpts, wait tim
 			return 0, 0, err
 		}
 		if w := el.shown; w != nil {
-			el.shown = nil
+			el.wanted = w
 			if err := compareShown(el, w, st.Shown); err != nil {
 				return 0, 0, err
 			}

@@ -33,7 +33,7 @@ func (t *Actor) resolveNumber(ctx context.Context, id int) (*element, error) {
 }
 
 // resolveNumberAs is resolveNumber; with deferShown, what the node shows
-// is left in el.shown for the first actionability check to compare, in
+// is left in el.shown for each actionability check to compare, in
 // its own call (locate), not in one more round trip; with iso, a node of
 // the page's own renderer is resolved in guard.js's world
 // (resolveInGuardWorld).

@@ -64,6 +64,15 @@ return async function (opts, self) {
     if (!shown || shown.row !== opts.row || shown.elsewhere) return { state: 'shown', shown };
   }
   const r = await check(opts, el, held);
+  if (r && shown && r.state === 'ok') {
+    // Again after the check's frames: a list may have re-rendered its
+    // rows in place meanwhile (a hover effect in an animation frame).
+    shown = shownNow(el, opts.key);
+    if (!shown || shown.row !== opts.row || shown.elsewhere) {
+      if (disarm) disarm();
+      return { state: 'shown', shown };
+    }
+  }
   if (r && shown) r.shown = shown;
   return r;
 };
@@ -134,6 +143,13 @@ async function check(opts, el, held) {
       if (now[2] === 0 || now[3] === 0 || vs.visibility === 'hidden' || vs.display === 'none') return { state: 'vanished', tag: describe(target) };
       const dis = disabledNow();
       if (dis) return dis;
+      // An element by number (opts.row) whose node shows another list
+      // item or row now, or whose label went to another node (a list
+      // that re-rendered its items in place as the pointer arrived).
+      if ('row' in opts) {
+        const s = shownNow(el, opts.key);
+        if (!s || s.row !== opts.row || s.elsewhere) return { state: 'shown', shown: s };
+      }
       // Moved since the check, and the press does not land on it (a
       // mouseover handler moved it off the pointer). One that moved and
       // is still under the pointer (a hover style that nudges it, script
