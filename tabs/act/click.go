@@ -260,7 +260,7 @@ func (t *Actor) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionRe
 	if pagecore.AsDialog(err, &dpe) {
 		res.Dialog = dpe.Dialog
 		if sentAll.Load() {
-			res.Note = "the page opened the dialog during the click, and the click's events it had not handled yet (the mouse move's, the press's, the release's and the click's handlers run in that order) reach it when the dialog is answered"
+			res.Note = "the page opened the dialog while it handled the click; those of the click's events it had not handled yet (the mouse move's, the press's, the release's and the click's handlers run in that order) reach it when the dialog is answered, and tabpilot's guard still stops a press or release that would land on another element then: observe after answering"
 		}
 		return res, false, nil
 	}
