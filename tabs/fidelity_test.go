@@ -1081,7 +1081,8 @@ mover.addEventListener('mouseover', () => requestAnimationFrame(() => { mover.st
 // the pointer arrives, at once or in the next animation frame: a click by
 // number on "Delete Alice" fails as stale_element at the press, and the
 // page's handlers delete no one (before, the press went to the node that
-// now read "Delete Bob", and the click succeeded).
+// now read "Delete Bob", and the click succeeded); one by text/Delete
+// Alice goes to the button that reads so at the press.
 func TestClickRowsReRenderedOnHover(t *testing.T) {
 	t.Parallel()
 	base := httptestServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -1106,6 +1107,16 @@ list.addEventListener('mouseover', () => { if (done) return; done = true; %s; })
 		}
 		if got := evalString(t, tab, "deleted.join()"); got != "" {
 			t.Errorf("%s: the page deleted %q, want no one", mode, got)
+		}
+		// By its text, the click goes to the button that reads
+		// "Delete Alice" at the press.
+		tab = obsOpen(t, base+"/?mode="+mode)
+		err = obsDo(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
+			_, err := tb.Click(ctx, tabs.Target{Selector: "text/Delete Alice"})
+			return err
+		})
+		if got := evalString(t, tab, "deleted.join()"); err != nil || got != "Alice" {
+			t.Errorf("%s: click text/Delete Alice: %v; the page deleted %q, want Alice", mode, err, got)
 		}
 	}
 }

@@ -114,6 +114,11 @@ type element struct {
 	// shown, when set, is what the number showed when it was numbered,
 	// for each actionability check to compare (checkShown).
 	shown *shownWant
+	// text is the string of a text/ selector: the guard checks at the
+	// press that the element still shows it, or that no other element
+	// does (the page re-labelled its items in place as the pointer
+	// arrived).
+	text string
 	// wanted is what the number's node showed (shown, once a check
 	// compared it): the guard compares it again at the press.
 	wanted *shownWant
@@ -185,7 +190,11 @@ func (t *Actor) resolveIn(ctx context.Context, tg Target, iso bool) (*element, e
 	if res.Result == nil || res.Result.ObjectID == "" {
 		return nil, nil // not found (yet)
 	}
-	return &element{obj: res.Result.ObjectID, desc: fmt.Sprintf("%q", tg.Selector), iso: world != 0}, nil
+	el := &element{obj: res.Result.ObjectID, desc: fmt.Sprintf("%q", tg.Selector), iso: world != 0}
+	if engine == "text" {
+		el.text = sel
+	}
+	return el, nil
 }
 
 var ariaRE = regexp.MustCompile(`(?s)^(.*?)(?:\[role=["']?([a-zA-Z]+)["']?\])?$`)
@@ -422,6 +431,9 @@ func (t *Actor) actionable(ctx context.Context, el *element, o actOpts, wait tim
 	net := t.InFlight()
 	for {
 		args := map[string]any{"enabled": o.enabled, "hitTest": o.hitTest, "arm": o.arm, "quick": o.quick, "iso": el.iso}
+		if el.text != "" {
+			args["text"] = el.text
+		}
 		if w := el.shown; w != nil {
 			// Every check also compares what the node shows: a list
 			// may re-render its rows in place while the check waits.
@@ -449,7 +461,10 @@ func (t *Actor) actionable(ctx context.Context, el *element, o actOpts, wait tim
 			st = actState{State: "covered", By: cover, Same: cover == frameCover, Tag: st.Tag}
 			frameCover = cover
 		}
-		if st.State == "detached" {
+		if st.State == "detached" || st.State == "relabeled" {
+			// (Relabeled: a text/ selector's element shows other text
+			// now, and another element shows the selector's: locate
+			// finds the selector's element again.)
 			return 0, 0, gone(el)
 		}
 		// Requests that start or end, or one in flight for less than

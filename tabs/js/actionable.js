@@ -48,6 +48,21 @@ const watches = new WeakMap();
 let disarm = null;
 // guardTypes are the events of a press and release the guard watches.
 const guardTypes = ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click'];
+// relabeled: a text/ selector's element (text, the selector's string)
+// no longer shows it while another element of its kind does (a list
+// that re-labelled its items in place): the selector names that one now.
+// One whose own label changed (Following, then Unfollow on hover) with
+// the text nowhere else is still the element the caller named.
+const relabeled = (target, text) => {
+  const norm = (t) => t.replace(/\s+/g, ' ').trim().toLowerCase();
+  const want = norm(text);
+  const has = (n) => norm(n.innerText || n.textContent || '').includes(want);
+  if (has(target)) return false;
+  for (const n of target.getRootNode().querySelectorAll(target.localName)) {
+    if (n !== target && has(n)) return true;
+  }
+  return false;
+};
 return async function (opts, self) {
   // A held closure (self given: pagecore.HeldCall) keeps its state
   // between calls; one sent as source each time (this: the element)
@@ -63,7 +78,12 @@ return async function (opts, self) {
     shown = shownNow(el, opts.key);
     if (!shown || shown.row !== opts.row || shown.elsewhere) return { state: 'shown', shown };
   }
+  if (opts.text && relabeled(el, opts.text)) return { state: 'relabeled' };
   const r = await check(opts, el, held);
+  if (r && opts.text && r.state === 'ok' && relabeled(el, opts.text)) {
+    if (disarm) disarm();
+    return { state: 'relabeled' };
+  }
   if (r && shown && r.state === 'ok') {
     // Again after the check's frames: a list may have re-rendered its
     // rows in place meanwhile (a hover effect in an animation frame).
@@ -150,6 +170,7 @@ async function check(opts, el, held) {
         const s = shownNow(el, opts.key);
         if (!s || s.row !== opts.row || s.elsewhere) return { state: 'shown', shown: s };
       }
+      if (opts.text && relabeled(target, opts.text)) return { state: 'relabeled', tag: describe(target) };
       // Moved since the check, and the press does not land on it (a
       // mouseover handler moved it off the pointer). One that moved and
       // is still under the pointer (a hover style that nudges it, script
