@@ -78,7 +78,6 @@ return async function (opts, self) {
     shown = shownNow(el, opts.key);
     if (!shown || shown.row !== opts.row || shown.elsewhere) return { state: 'shown', shown };
   }
-  if (opts.text && relabeled(el, opts.text)) return { state: 'relabeled' };
   const r = await check(opts, el, held);
   if (r && opts.text && r.state === 'ok' && relabeled(el, opts.text)) {
     if (disarm) disarm();
