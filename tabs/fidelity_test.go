@@ -609,10 +609,7 @@ func TestClickDisplayContents(t *testing.T) {
 	// By selector: one whose contents start off-screen, and a shadow host
 	// whose :host is display: contents.
 	for _, sel := range []string{"#half", "#host"} {
-		err := run(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
-			_, err := tb.Click(ctx, tabs.Target{Selector: sel})
-			return err
-		})
+		err := clickTarget(t, tab, tabs.Target{Selector: sel})
 		if err != nil {
 			t.Fatalf("click %s: %v", sel, err)
 		}
@@ -637,10 +634,7 @@ func TestClickHiddenByHover(t *testing.T) {
 	}))
 	tab := obsOpen(t, base+"/")
 	for _, sel := range []string{"#fade", "#a"} {
-		err := run(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
-			_, err := tb.Click(ctx, tabs.Target{Selector: sel})
-			return err
-		})
+		err := clickTarget(t, tab, tabs.Target{Selector: sel})
 		var te *tabs.Error
 		if !errors.As(err, &te) || te.Code != errcode.NotActionable || !strings.Contains(te.Msg, "as the pointer reached it") {
 			t.Errorf("click %s: %v, want not_actionable: became hidden (or moved away) as the pointer reached it", sel, err)
@@ -667,10 +661,7 @@ for (const type of ['pointerdown', 'mousedown', 'click']) addEventListener(type,
 	}))
 	tab := obsOpen(t, base+"/")
 	start := time.Now()
-	err := run(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
-		_, err := tb.Click(ctx, tabs.Target{Selector: "#h"})
-		return err
-	})
+	err := clickTarget(t, tab, tabs.Target{Selector: "#h"})
 	if errcode.Of(err) != errcode.NotActionable || !strings.Contains(err.Error(), "became hidden as the pointer reached it") {
 		t.Errorf("click: %v, want not_actionable: became hidden as the pointer reached it", err)
 	}
@@ -790,10 +781,7 @@ func TestClickRowRenderedOnHover(t *testing.T) {
 	if errcode.Of(err) != errcode.StaleElement || !strings.Contains(err.Error(), "as the pointer reached it") {
 		t.Errorf("click by number: %v, want stale_element: removed as the pointer reached it", err)
 	}
-	err = run(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
-		_, err := tb.Click(ctx, tabs.Target{Selector: "#act"})
-		return err
-	})
+	err = clickTarget(t, tab, tabs.Target{Selector: "#act"})
 	if err != nil {
 		t.Fatalf("click by selector: %v", err)
 	}
@@ -844,10 +832,7 @@ func TestClickDisabledOnHover(t *testing.T) {
 <script>h.addEventListener('mouseenter', () => { h.disabled = true; });</script>`)
 	}))
 	tab := obsOpen(t, base+"/")
-	err := run(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
-		_, err := tb.Click(ctx, tabs.Target{Selector: "#h"})
-		return err
-	})
+	err := clickTarget(t, tab, tabs.Target{Selector: "#h"})
 	if errcode.Of(err) != errcode.NotActionable || !strings.Contains(err.Error(), "is disabled") {
 		t.Errorf("click: %v, want not_actionable: is disabled", err)
 	}
@@ -868,10 +853,7 @@ func TestClickSelectorRemovedOnHover(t *testing.T) {
 <script>b.addEventListener('mouseenter', () => { p.innerHTML = '<button id=b2 onclick="hits.push(\'b2\')">Delete all</button>'; });</script>`)
 	}))
 	tab := obsOpen(t, base+"/")
-	err := run(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
-		_, err := tb.Click(ctx, tabs.Target{Selector: "#b"})
-		return err
-	})
+	err := clickTarget(t, tab, tabs.Target{Selector: "#b"})
 	if errcode.Of(err) != errcode.ElementNotFound || !strings.Contains(err.Error(), "as the pointer reached it") {
 		t.Errorf("click: %v, want element_not_found: removed as the pointer reached it", err)
 	}
@@ -959,10 +941,7 @@ for (const type of ['pointermove', 'mousemove', 'pointerdown', 'mousedown', 'poi
 		if i < 4 {
 			_, err = obsClick(t, tab, ids[id])
 		} else {
-			err = obsDo(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
-				_, err := tb.Click(ctx, tabs.Target{Selector: "#" + id})
-				return err
-			})
+			err = clickTarget(t, tab, tabs.Target{Selector: "#" + id})
 		}
 		if err != nil {
 			t.Fatalf("click %d on %s: %v", i, id, err)
@@ -993,10 +972,7 @@ addEventListener('scroll', render);
 	}))
 	tab := obsOpen(t, base+"/")
 	for i := 1; i <= 5; i++ {
-		err := obsDo(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
-			_, err := tb.Click(ctx, tabs.Target{Selector: fmt.Sprintf("#b%d", i)})
-			return err
-		})
+		err := clickTarget(t, tab, tabs.Target{Selector: fmt.Sprintf("#b%d", i)})
 		if err != nil {
 			t.Fatalf("click #b%d: %v", i, err)
 		}
@@ -1111,10 +1087,7 @@ list.addEventListener('mouseover', () => { if (done) return; done = true; %s; })
 		// By its text, the click goes to the button that reads
 		// "Delete Alice" at the press.
 		tab = obsOpen(t, base+"/?mode="+mode)
-		err = obsDo(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
-			_, err := tb.Click(ctx, tabs.Target{Selector: "text/Delete Alice"})
-			return err
-		})
+		err = clickTarget(t, tab, tabs.Target{Selector: "text/Delete Alice"})
 		if got := evalString(t, tab, "deleted.join()"); err != nil || got != "Alice" {
 			t.Errorf("%s: click text/Delete Alice: %v; the page deleted %q, want Alice", mode, err, got)
 		}
@@ -1212,10 +1185,7 @@ addEventListener('pointerdown', (e) => { if (e.isTrusted) hits.push('down'); }, 
 	if errcode.Of(err) != errcode.ElementNotFound {
 		t.Errorf("click aria/X: %v, want element_not_found", err)
 	}
-	err = run(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
-		_, err := tb.Click(ctx, tabs.Target{Selector: "aria/Close dialog[role=\"button\"]"})
-		return err
-	})
+	err = clickTarget(t, tab, tabs.Target{Selector: "aria/Close dialog[role=\"button\"]"})
 	if err != nil {
 		t.Errorf("click aria/Close dialog: %v", err)
 	}
@@ -1277,10 +1247,7 @@ func TestClickFrameChainUnderOverlay(t *testing.T) {
 		ok          bool
 	}{{"?goes=1", "pay", true}, {"", "", false}} {
 		tab := obsOpen(t, base+"/"+c.query)
-		err := run(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
-			_, err := tb.Click(ctx, tabs.Target{Selector: `iframe >> aria/Pay in frame[role="button"]`})
-			return err
-		})
+		err := clickTarget(t, tab, tabs.Target{Selector: `iframe >> aria/Pay in frame[role="button"]`})
 		switch {
 		case c.ok && err != nil:
 			t.Errorf("click under an overlay that goes: %v", err)

@@ -124,6 +124,15 @@ func run(t *testing.T, tab *tabs.Tab, fn func(ctx context.Context, t *tabs.Tab) 
 	return sup.Run(context.Background(), tab.Name(), 10*time.Second, tabs.JobFunc(fn))
 }
 
+// clickTarget clicks tg in tab, in a run of run's timeout.
+func clickTarget(t *testing.T, tab *tabs.Tab, tg tabs.Target) error {
+	t.Helper()
+	return run(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
+		_, err := tb.Click(ctx, tg)
+		return err
+	})
+}
+
 func evalString(t *testing.T, tab *tabs.Tab, expr string) string {
 	t.Helper()
 	var s string
