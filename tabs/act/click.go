@@ -314,8 +314,8 @@ func (t *Actor) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionRe
 		case "shown":
 			// The number's node showed another item at the press (a
 			// list that re-rendered its rows in place on hover).
-			if el.wanted != nil {
-				if err := compareShown(el, el.wanted, got.Verdict.Shown); err != nil {
+			if el.shown != nil {
+				if err := compareShown(el, el.shown, got.Verdict.Shown); err != nil {
 					return nil, false, err
 				}
 			}

@@ -112,16 +112,14 @@ type element struct {
 	// (resolveInGuardWorld), not of the main world.
 	iso bool
 	// shown, when set, is what the number showed when it was numbered,
-	// for each actionability check to compare (checkShown).
+	// for each actionability check, and the guard at the press, to
+	// compare (checkShown).
 	shown *shownWant
 	// text is the string of a text/ selector: the guard checks at the
 	// press that the element still shows it, or that no other element
 	// does (the page re-labelled its items in place as the pointer
 	// arrived).
 	text string
-	// wanted is what the number's node showed (shown, once a check
-	// compared it): the guard compares it again at the press.
-	wanted *shownWant
 	// resolved is when locate had the node (for the click's debug log).
 	resolved time.Time
 }
@@ -444,7 +442,6 @@ func (t *Actor) actionable(ctx context.Context, el *element, o actOpts, wait tim
 			return 0, 0, err
 		}
 		if w := el.shown; w != nil {
-			el.wanted = w
 			if err := compareShown(el, w, st.Shown); err != nil {
 				return 0, 0, err
 			}
