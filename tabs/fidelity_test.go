@@ -1689,3 +1689,51 @@ func observed(t *testing.T, tab *tabs.Tab) []observe.Element {
 	}
 	return els
 }
+
+// TestClickHoverDisablesOrHides: a button that the page disables, or
+// hides, in the animation frame after the pointer arrives (a mouseover
+// handler that asks for one), or hides at once. The click, by number and
+// by selector, fails with the reason, and the page sees no press: a
+// disabled button as disabled, once it stays so on a page at rest
+// (before, a click that started over could press it, and Chromium gives
+// a disabled control the press's pointer events and no click, which was
+// reported as a page listener that stopped the click); a hidden one at
+// once, as hidden by the pointer (before, the click that started over
+// waited for it to show until its timeout).
+func TestClickHoverDisablesOrHides(t *testing.T) {
+	t.Parallel()
+	base := httptestServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		effect := map[string]string{
+			"disable":  "requestAnimationFrame(() => { b.disabled = true; })",
+			"hide":     "requestAnimationFrame(() => { b.style.visibility = 'hidden'; })",
+			"hide-now": "b.style.visibility = 'hidden'",
+		}[r.URL.Query().Get("mode")]
+		fmt.Fprintf(w, `<!doctype html><title>Hover</title><button id=b style="margin:40px">Go</button>
+<script>window.seen = [];
+for (const t of ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click']) addEventListener(t, (e) => seen.push(e.type), true);
+b.addEventListener('mouseover', () => { %s; });</script>`, effect)
+	}))
+	for _, mode := range []string{"disable", "hide", "hide-now"} {
+		for round := range 4 {
+			tab := obsOpen(t, fmt.Sprintf("%s/?mode=%s&round=%d", base, mode, round))
+			tg := tabs.Target{Selector: "#b"}
+			if round%2 == 0 {
+				tg = tabs.Target{ID: obsOne(t, obsObserve(t, tab, tabs.ObserveOptions{}), "button", "Go").ID}
+			}
+			err := obsDo(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
+				_, err := tb.Click(ctx, tg)
+				return err
+			})
+			want := "is disabled"
+			if mode != "disable" {
+				want = "became hidden as the pointer reached it"
+			}
+			if errcode.Of(err) != errcode.NotActionable || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s, round %d (%+v): %v (%s), want not_actionable saying %q", mode, round, tg, err, errcode.Of(err), want)
+			}
+			if got := evalString(t, tab, "seen.join()"); got != "" {
+				t.Errorf("%s, round %d: the page saw %q of the click, want nothing", mode, round, got)
+			}
+		}
+	}
+}

@@ -336,6 +336,7 @@ func (t *Actor) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionRe
 		// tells which, and whether it passes.
 		t.log.Debug("click starts over with the waiting check", "tab", t.Name(), "target", el.desc, "verdict", got.Verdict.State)
 		o.quick = false
+		o.hovered = got.Verdict.State == "hover"
 		return nil, true, nil
 	}
 	if err == nil && got != nil && !got.Got && t.NavSeq() == nav.Seq {

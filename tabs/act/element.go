@@ -411,6 +411,13 @@ type actOpts struct {
 	// after a frame has passed (Click: its mouseMoved comes with one, and
 	// actionable.js watches for it).
 	quick bool
+	// hovered: the click started over after its guard stopped the press
+	// for the frame the page asked for on the mouse move (verdict
+	// "hover"), so the pointer is on the element; a check that finds it
+	// hidden then fails at once, as the guard does (a :hover style or a
+	// handler of the move hid it, and it shows again only when the
+	// pointer leaves), instead of waiting for it to show.
+	hovered bool
 }
 
 // actionable waits (within wait and ctx) until el is attached, visible,
@@ -457,6 +464,10 @@ func (t *Actor) actionable(ctx context.Context, el *element, o actOpts, wait tim
 			// Something of the parent page's covers the frame there.
 			st = actState{State: "covered", By: cover, Same: cover == frameCover, Tag: st.Tag}
 			frameCover = cover
+		}
+		if st.State == "hidden" && o.hovered {
+			st.State = "vanished"
+			return 0, 0, notActionable(el, &st)
 		}
 		if st.State == "detached" || st.State == "relabeled" {
 			// (Relabeled: a text/ selector's element shows other text

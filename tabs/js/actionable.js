@@ -153,9 +153,14 @@ async function check(opts, el, held) {
     }
     const mine = (e) => { const p = e.composedPath(); return ok.some((n) => p.includes(n)); };
     // pressCheck: what is wrong with the target at the press, null when
-    // nothing is (see press).
-    let checked = !press;
+    // nothing is (see press). Without press (the caller waited for each
+    // answer), only whether the check would find the target disabled now
+    // (when it asked, opts.enabled, or a verify call): a handler of the mouse move, or a
+    // frame after it, disabled it, and Chromium gives a disabled control
+    // the pointer events of a press and none of its mouse events or click.
+    let checked = false;
     const pressCheck = (e) => {
+      if (!press) return opts.enabled || opts.verify ? disabledNow() : null;
       if (!target.isConnected) return { state: 'detached' };
       const now = rect();
       const vs = getComputedStyle(mapImg || target);
@@ -492,6 +497,15 @@ async function check(opts, el, held) {
     });
     r2 = rect();
     if (moved(r1, r2)) return { state: 'unstable', tag: describe(target) };
+    // The frame ran the page's own work queued for it: a hover effect
+    // of the pointer already on the element (a click that starts over)
+    // that hides or disables it there.
+    const s2 = getComputedStyle(mapImg || target);
+    if (s2.visibility === 'hidden' || s2.display === 'none') return { state: 'hidden', tag: describe(target) };
+    if (opts.enabled) {
+      const dis = disabledNow();
+      if (dis) return dis;
+    }
   } else if (!atPress) {
     if (watches.has(target)) watches.get(target).end();
     const w = { moved: false, end: null };
