@@ -588,6 +588,15 @@ func TestDialogs(t *testing.T) {
 		if _, err := tb.Press(ctx, "Escape", nil); errcode.Of(err) != errcode.NotActionable {
 			return fmt.Errorf("press with a dialog: %v", err)
 		}
+		// A text is a prompt's answer: a confirm accepted with one is
+		// refused (Chromium would drop the text), and stays open.
+		text := "yes please"
+		if err := tb.HandleDialog(ctx, true, &text); errcode.Of(err) != errcode.BadRequest || !strings.Contains(err.Error(), "takes no text") {
+			return fmt.Errorf("accept a confirm with a text: %v", err)
+		}
+		if d := tb.PendingDialog(); d == nil || d.Type != "confirm" {
+			return fmt.Errorf("after the refused answer, the pending dialog is %+v, want the confirm", d)
+		}
 		return tb.HandleDialog(ctx, true, nil)
 	})
 	if err != nil {

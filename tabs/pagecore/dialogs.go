@@ -88,12 +88,18 @@ func (t *Page) HandledDialogs() []Dialog {
 
 // HandleDialog accepts or dismisses the pending dialog
 // (Page.handleJavaScriptDialog); promptText answers a prompt. Errors:
-// bad_request when no dialog is pending.
+// bad_request when no dialog is pending, or when promptText is given for
+// a dialog that is not a prompt (Chromium would drop the text, and the
+// caller meant to answer another dialog); the dialog stays open then.
 func (t *Page) HandleDialog(ctx context.Context, accept bool, promptText *string) error {
 	d := t.PendingDialog()
 	if d == nil {
 		return &Error{Code: errcode.BadRequest, Msg: fmt.Sprintf("no dialog is open on tab %q", t.name),
 			Hint: "Answer a dialog only while one is open: tab.dialog() returns it, or null; an action that opens one returns it in its result (dialog)."}
+	}
+	if promptText != nil && d.Type != "prompt" {
+		return &Error{Code: errcode.BadRequest, Msg: fmt.Sprintf("the dialog open on tab %q is %s (%q), which takes no text: only a prompt's answer is typed; it is still open", t.name, d.Article(), d.Message),
+			Hint: "Accept or dismiss it without a text."}
 	}
 	p := page.HandleJavaScriptDialogParams{Accept: accept}
 	if promptText != nil {

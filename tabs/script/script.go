@@ -54,7 +54,7 @@
 //	  networkidle: loaded and no request in flight for idleMs (default 500); timeout names the pending URLs
 //	downloads() → [download]
 //	dialog() → {type, message, defaultValue} | null
-//	acceptDialog(promptText?) dismissDialog()
+//	acceptDialog(promptText?) dismissDialog(); promptText only for a prompt (bad_request otherwise, the dialog left open)
 //	cookies(url | [urls]?) → [{name, value, domain, path, expires, httpOnly, secure, sameSite}]
 //	setCookie({name, value, url | domain, path, expires, httpOnly, secure, sameSite})
 //	clearCookies() setHeaders({name: value}) (User-Agent sets the user agent)
