@@ -1692,8 +1692,9 @@ func observed(t *testing.T, tab *tabs.Tab) []observe.Element {
 
 // TestClickHoverDisablesOrHides: a button that the page disables, or
 // hides, in the animation frame after the pointer arrives (a mouseover
-// handler that asks for one), or hides at once. The click, by number and
-// by selector, fails with the reason, and the page sees no press: a
+// handler that asks for one), hides at once, or disables at once and
+// hides in the next frame. The click, by number and by CSS, text/ and
+// aria/ selector, fails with the reason, and the page sees no press: a
 // disabled button as disabled, once it stays so on a page at rest
 // (before, a click that started over could press it, and Chromium gives
 // a disabled control the press's pointer events and no click, which was
@@ -1707,17 +1708,22 @@ func TestClickHoverDisablesOrHides(t *testing.T) {
 			"disable":  "requestAnimationFrame(() => { b.disabled = true; })",
 			"hide":     "requestAnimationFrame(() => { b.style.visibility = 'hidden'; })",
 			"hide-now": "b.style.visibility = 'hidden'",
+			// Disabled at once (by a timer), hidden in the next frame.
+			"disable-hide": "setTimeout(() => { b.disabled = true; }), requestAnimationFrame(() => { b.style.visibility = 'hidden'; })",
 		}[r.URL.Query().Get("mode")]
 		fmt.Fprintf(w, `<!doctype html><title>Hover</title><button id=b style="margin:40px">Go</button>
 <script>window.seen = [];
 for (const t of ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click']) addEventListener(t, (e) => seen.push(e.type), true);
 b.addEventListener('mouseover', () => { %s; });</script>`, effect)
 	}))
-	for _, mode := range []string{"disable", "hide", "hide-now"} {
+	// A text/ or aria/ selector matches only what shows: the click that
+	// starts over checks the element it had, rather than wait for a match.
+	selectors := []string{"", "#b", "text/Go", `aria/Go[role="button"]`}
+	for _, mode := range []string{"disable", "hide", "hide-now", "disable-hide"} {
 		for round := range 4 {
 			tab := obsOpen(t, fmt.Sprintf("%s/?mode=%s&round=%d", base, mode, round))
-			tg := tabs.Target{Selector: "#b"}
-			if round%2 == 0 {
+			tg := tabs.Target{Selector: selectors[round]}
+			if tg.Selector == "" {
 				tg = tabs.Target{ID: obsOne(t, obsObserve(t, tab, tabs.ObserveOptions{}), "button", "Go").ID}
 			}
 			err := obsDo(t, tab, func(ctx context.Context, tb *tabs.Tab) error {

@@ -191,6 +191,7 @@ func (t *Actor) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionRe
 		var x, y float64
 		ph.start = time.Now()
 		el, x, y, err = t.locate(ctx, tg, *o)
+		o.again = nil
 		if err != nil {
 			return nil, false, err
 		}
@@ -336,7 +337,10 @@ func (t *Actor) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionRe
 		// tells which, and whether it passes.
 		t.log.Debug("click starts over with the waiting check", "tab", t.Name(), "target", el.desc, "verdict", got.Verdict.State)
 		o.quick = false
-		o.hovered = got.Verdict.State == "hover"
+		o.hovered = got.Verdict.State == "hover" || got.Verdict.State == "disabled"
+		if o.hovered {
+			o.again = el
+		}
 		return nil, true, nil
 	}
 	if err == nil && got != nil && !got.Got && t.NavSeq() == nav.Seq {

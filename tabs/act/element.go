@@ -413,11 +413,18 @@ type actOpts struct {
 	quick bool
 	// hovered: the click started over after its guard stopped the press
 	// for the frame the page asked for on the mouse move (verdict
-	// "hover"), so the pointer is on the element; a check that finds it
+	// "hover"), or because the move disabled the element, so the pointer
+	// is on the element; a check that finds it
 	// hidden then fails at once, as the guard does (a :hover style or a
 	// handler of the move hid it, and it shows again only when the
 	// pointer leaves), instead of waiting for it to show.
 	hovered bool
+	// again is the element of the try the guard stopped so (hovered):
+	// the try after it checks that element first, rather than
+	// find the selector's again, which a text/ or aria/ selector would
+	// not while the hover hides it (it matches what shows), and would
+	// wait for until its timeout.
+	again *element
 }
 
 // actionable waits (within wait and ctx) until el is attached, visible,

@@ -48,7 +48,9 @@ func (t *Actor) locate(ctx context.Context, tg Target, o actOpts) (*element, flo
 	for {
 		var el *element
 		var err error
-		if tg.ID > 0 {
+		if o.again != nil {
+			el, o.again = o.again, nil
+		} else if tg.ID > 0 {
 			// A number never waits; what its node shows is compared in
 			// the first actionability check's call.
 			el, err = t.resolveNumberAs(ctx, tg.ID, true, o.iso)
