@@ -294,6 +294,13 @@ func (t *Actor) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionRe
 	}
 	err = t.callOn(checkCtx, el, actionableJS, &got, map[string]any{"done": true})
 	ph.log(t, el)
+	if err != nil && ctx.Err() != nil {
+		// The action's time ran out before the guard said what became of
+		// the press: no success can be claimed (the guard may have
+		// stopped it, or the element refused it).
+		return nil, false, &pagecore.Error{Code: errcode.Timeout, Msg: "click on " + el.desc + ": the time ran out before the page said whether the element got the click", Err: ctx.Err(),
+			Hint: "Observe to see what the page did; the press may not have reached the element."}
+	}
 	if checkCtx.Err() != nil && ctx.Err() == nil {
 		// The navigation the click started committed (the check's
 		// document is gone), or held the check past the commit wait.
