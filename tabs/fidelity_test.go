@@ -1743,3 +1743,40 @@ b.addEventListener('mouseover', () => { %s; });</script>`, effect)
 		}
 	}
 }
+
+// TestClickCoverPutBackOnHover: a transparent cover the page puts over a
+// button whenever the pointer comes over it, and takes down after 300 ms
+// (when Chromium sends the pointer's mouseover again, and the page puts
+// up another). A person could never click the button: the click fails as
+// covered by it after the 1.5 s of a cover that stays, not after its whole
+// timeout, and the cover never gets a click.
+func TestClickCoverPutBackOnHover(t *testing.T) {
+	t.Parallel()
+	base := httptestServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Cover</title><div id=w style="position:relative;margin:40px;width:300px;height:80px"><button id=b>Go</button></div>
+<script>window.seen = [];
+b.onclick = () => seen.push('button');
+w.addEventListener('mouseover', () => {
+  if (document.getElementById('c')) return;
+  const c = document.createElement('div'); c.id = 'c';
+  c.style.cssText = 'position:absolute;inset:0;z-index:9';
+  c.onclick = () => seen.push('cover');
+  w.appendChild(c); setTimeout(() => c.remove(), 300);
+});</script>`)
+	}))
+	for round := range 2 {
+		tab := obsOpen(t, fmt.Sprintf("%s/?%d", base, round))
+		start := time.Now()
+		err := obsDo(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
+			_, err := tb.Click(tabs.WithActionTimeout(ctx, 15*time.Second), tabs.Target{Selector: "#b"})
+			return err
+		})
+		took := time.Since(start)
+		if errcode.Of(err) != errcode.NotActionable || !strings.Contains(err.Error(), "covered by div#c") || took > 8*time.Second {
+			t.Errorf("round %d: %v (%s) after %v; want not_actionable, covered by div#c, well before the 15 s timeout", round, err, errcode.Of(err), took)
+		}
+		if got := evalString(t, tab, "seen.join()"); got != "" {
+			t.Errorf("round %d: the page's click handlers saw %q, want none", round, got)
+		}
+	}
+}

@@ -334,14 +334,20 @@ async function check(opts, el, held) {
   };
   // covered reports the element in the way, and whether it is the one the
   // last check saw with the target's box unchanged (same: the cover
-  // stays; the caller fails fast on a cover that stays).
+  // stays; the caller fails fast on a cover that stays). A cover the page
+  // put back, another node described alike with the same box (one it
+  // puts up whenever the pointer comes over the element, and takes down
+  // after a while), stays too.
   const covered = (cover, why) => {
     const prev = covers.get(target);
     const box = rect();
-    const same = !!prev && prev.cover === cover && !moved(prev.box, box);
-    covers.set(target, { cover, box });
+    const by = describe(cover);
+    const cr = cover && cover.getBoundingClientRect();
+    const cbox = cr ? [cr.left, cr.top, cr.width, cr.height] : null;
+    const same = !!prev && !moved(prev.box, box) && (prev.cover === cover || (!!cbox && !!prev.cbox && prev.by === by && !moved(prev.cbox, cbox)));
+    covers.set(target, { cover, box, by, cbox });
     const busy = document.readyState !== 'complete' || !document.getAnimations || document.getAnimations().length > 0;
-    return { state: 'covered', by: describe(cover), why, same, busy, tag: describe(target) };
+    return { state: 'covered', by, why, same, busy, tag: describe(target) };
   };
   // hitAt returns what the pointer at (x, y) would hit, descending into
   // open shadow roots, and whether that is the target (or its label).
