@@ -1744,6 +1744,39 @@ b.addEventListener('mouseover', () => { %s; });</script>`, effect)
 	}
 }
 
+// TestClickMoveDisablesForAMoment: a button the page disables for 300 ms
+// on every mouse move over it. The quick try's press is refused (the move
+// disabled it), and the try after it, once the button is enabled again,
+// presses without another mouse move, as a person's press comes where the
+// pointer rests: the page gets one press and one click, and the click
+// succeeds. Before, each try moved the pointer again and disabled the
+// button again, until the timeout, which sometimes came after the press
+// was refused and read as success.
+func TestClickMoveDisablesForAMoment(t *testing.T) {
+	t.Parallel()
+	base := httptestServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Move</title><button id=b style="margin:40px">Go</button>
+<script>window.seen = [];
+for (const t of ['pointerdown', 'mousedown', 'click']) addEventListener(t, (e) => seen.push(e.type), true);
+b.onclick = () => seen.push('handler');
+b.addEventListener('mousemove', () => { b.disabled = true; setTimeout(() => { b.disabled = false; }, 300); });</script>`)
+	}))
+	for round := range 4 {
+		tab := obsOpen(t, fmt.Sprintf("%s/?%d", base, round))
+		tg := tabs.Target{Selector: "#b"}
+		if round%2 == 1 {
+			tg = tabs.Target{ID: obsOne(t, obsObserve(t, tab, tabs.ObserveOptions{}), "button", "Go").ID}
+		}
+		err := obsDo(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
+			_, err := tb.Click(tabs.WithActionTimeout(ctx, 4*time.Second), tg)
+			return err
+		})
+		if got := evalString(t, tab, "seen.join()"); err != nil || got != "pointerdown,mousedown,click,handler" {
+			t.Errorf("round %d (%+v): %v; the page saw %q, want one press and its click", round, tg, err, got)
+		}
+	}
+}
+
 // TestClickCoverPutBackOnHover: a transparent cover the page puts over a
 // button whenever the pointer comes over it, and takes down after 300 ms
 // (when Chromium sends the pointer's mouseover again, and the page puts

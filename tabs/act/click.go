@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -167,10 +168,20 @@ func (t *Actor) Click(ctx context.Context, tg Target) (*ActionResult, error) {
 	// If the element moved off the pointer, went away or got covered, the
 	// click starts over with the waiting check.
 	o := actOpts{enabled: true, hitTest: true, arm: true, quick: true, iso: true}
+	// The action's wait bounds all its tries: each gets what is left.
+	deadline := time.Now().Add(actionWait(ctx))
 	for {
-		res, retry, err := t.clickOnce(ctx, tg, &o)
+		left := max(time.Until(deadline), time.Millisecond)
+		res, retry, err := t.clickOnce(WithActionTimeout(ctx, left), tg, &o)
 		if !retry {
 			return res, err
+		}
+		if !time.Now().Before(deadline) || ctx.Err() != nil {
+			// Every try's press was stopped, to the end of the wait.
+			if o.stopped == nil {
+				return nil, &pagecore.Error{Code: errcode.Timeout, Msg: "click: the wait for the element ended before a try's press reached it"}
+			}
+			return nil, o.stopped
 		}
 	}
 }
@@ -187,11 +198,18 @@ func (t *Actor) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionRe
 	// sentAll is set once the move, the press and the release are all
 	// on their way, none waiting for the answer of the one before.
 	var sentAll atomic.Bool
+	var x, y float64
 	for {
-		var x, y float64
 		ph.start = time.Now()
 		el, x, y, err = t.locate(ctx, tg, *o)
 		o.again = nil
+		// The pointer is still where the try before left it when the
+		// guard stopped that try's press: a person's press then comes
+		// without another move, and another move would run the page's
+		// handlers of the move again (one that disables the element for
+		// a moment, or puts up a cover, each time the pointer moves).
+		still := o.at != nil && math.Abs(o.at[0]-x) <= 0.5 && math.Abs(o.at[1]-y) <= 0.5
+		o.at = nil
 		if err != nil {
 			return nil, false, err
 		}
@@ -216,12 +234,14 @@ func (t *Actor) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionRe
 			}
 		} else {
 			err = t.Blocking(ctx, func(ctx context.Context) error {
-				moved, err := t.sendMouse(ctx, el, input.DispatchMouseEventTypeMouseMoved, x, y, 0, el.bg)
-				if err != nil {
-					return err
-				}
-				if err := moved(); err != nil {
-					return err
+				if !still {
+					moved, err := t.sendMouse(ctx, el, input.DispatchMouseEventTypeMouseMoved, x, y, 0, el.bg)
+					if err != nil {
+						return err
+					}
+					if err := moved(); err != nil {
+						return err
+					}
 				}
 				ph.moved = time.Now()
 				if verify {
@@ -344,16 +364,20 @@ func (t *Actor) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionRe
 		// tells which, and whether it passes.
 		t.log.Debug("click starts over with the waiting check", "tab", t.Name(), "target", el.desc, "verdict", got.Verdict.State)
 		o.quick = false
+		o.stopped = notActionable(el, got.Verdict)
 		o.hovered = got.Verdict.State == "hover" || got.Verdict.State == "disabled"
 		if o.hovered {
 			o.again = el
 		}
+		o.at = &[2]float64{x, y}
 		return nil, true, nil
 	}
 	if err == nil && got != nil && !got.Got && t.NavSeq() == nav.Seq {
 		switch {
 		case got.By != "" && o.quick && !got.Touched && ctx.Err() == nil:
 			o.quick = false
+			o.at = &[2]float64{x, y}
+			o.stopped = notActionable(el, &actState{State: "covered", By: got.By})
 			return nil, true, nil
 		case got.By != "" && got.Pressed && got.Moved:
 			// The press reached the element; then it went away or

@@ -425,6 +425,13 @@ type actOpts struct {
 	// not while the hover hides it (it matches what shows), and would
 	// wait for until its timeout.
 	again *element
+	// at is where the try before left the pointer, when its guard
+	// stopped the whole press: the next try sends no mouse move when its
+	// point is the same.
+	at *[2]float64
+	// stopped is why the guard stopped the last try's press, for a click
+	// whose wait ends with no try let through.
+	stopped error
 }
 
 // actionable waits (within wait and ctx) until el is attached, visible,
@@ -644,6 +651,8 @@ func notActionable(el *element, st *actState) error {
 		hint = "Do first what enables it (fill the required fields, pick an option); observe shows it as disabled. A control that stays disabled " + coverSettle.String() + " on a page at rest fails the action without waiting for its timeout."
 	case "unstable":
 		why = "is still moving (animating)"
+	case "hover":
+		why = "changed each time the pointer reached it (the page's handlers of the mouse move asked for an animation frame, a hover effect, every time), so tabpilot did not press"
 	case "vanished":
 		why = "became hidden as the pointer reached it (a :hover style or a mouseenter handler of the page hides it, or swaps it for another element), so a press there would not reach it; tabpilot did not press"
 		hint = "A person could not click it either. If another control takes its place on hover, observe again with the pointer there (hover the element first) and click what shows."
