@@ -314,10 +314,12 @@ func (t *Actor) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionRe
 	}
 	err = t.callOn(checkCtx, el, actionableJS, &got, map[string]any{"done": true})
 	ph.log(t, el)
-	if err != nil && ctx.Err() != nil {
+	if err != nil && ctx.Err() != nil && !t.RequestedSince(nav) {
 		// The action's time ran out before the guard said what became of
 		// the press: no success can be claimed (the guard may have
-		// stopped it, or the element refused it).
+		// stopped it, or the element refused it). One that started a
+		// navigation (Chromium then holds the call until it commits)
+		// reached the page, and is reported below.
 		return nil, false, &pagecore.Error{Code: errcode.Timeout, Msg: "click on " + el.desc + ": the time ran out before the page said whether the element got the click", Err: ctx.Err(),
 			Hint: "Observe to see what the page did; the press may not have reached the element."}
 	}

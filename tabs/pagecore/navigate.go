@@ -775,6 +775,15 @@ func (t *Page) AwaitRedirect(ctx context.Context, limit time.Duration) bool {
 	})
 }
 
+// RequestedSince reports whether a top-level navigation was requested
+// (Page.frameRequestedNavigation) or committed since m, by the events
+// handled so far.
+func (t *Page) RequestedSince(m NavMark) bool {
+	t.evMu.Lock()
+	defer t.evMu.Unlock()
+	return t.navSeq != m.Seq || t.navReq != m.Req
+}
+
 // LeavingSince reports whether the top document was replaced since m, or
 // a navigation to another document requested since m is pending, once
 // the events the renderer sent before the call are in (eventBarrier): an
