@@ -648,7 +648,7 @@ func notActionable(el *element, st *actState) error {
 		why = "is not visible (zero size, display:none or visibility:hidden)"
 	case "disabled":
 		why = "is disabled"
-		hint = "Do first what enables it (fill the required fields, pick an option); observe shows it as disabled. A control that stays disabled " + coverSettle.String() + " on a page at rest fails the action without waiting for its timeout."
+		hint = "Do first what enables it (fill the required fields, pick an option; hover it first when the page enables it on hover, since a click moves the pointer only to an enabled element); observe shows it as disabled. A control that stays disabled " + coverSettle.String() + " on a page at rest fails the action without waiting for its timeout."
 	case "unstable":
 		why = "is still moving (animating)"
 	case "hover":
