@@ -414,16 +414,16 @@ type actOpts struct {
 	// hovered: the click started over after its guard stopped the press
 	// for the frame the page asked for on the mouse move (verdict
 	// "hover"), or because the move disabled the element, so the pointer
-	// is on the element; a check that finds it
-	// hidden then fails at once, as the guard does (a :hover style or a
-	// handler of the move hid it, and it shows again only when the
-	// pointer leaves), instead of waiting for it to show.
+	// is on the element; a check that finds it hidden then fails at
+	// once, as the guard does (a :hover style or a handler of the move
+	// hid it, and it shows again only when the pointer leaves), instead
+	// of waiting for it to show.
 	hovered bool
 	// again is the element of the try the guard stopped so (hovered):
-	// the try after it checks that element first, rather than
-	// find the selector's again, which a text/ or aria/ selector would
-	// not while the hover hides it (it matches what shows), and would
-	// wait for until its timeout.
+	// the try after it checks that element first, rather than find the
+	// selector's again, which a text/ or aria/ selector would not while
+	// the hover hides it (it matches what shows), and would wait for
+	// until its timeout.
 	again *element
 	// at is where the try before left the pointer, when its guard
 	// stopped the whole press: the next try sends no mouse move when its
@@ -652,7 +652,7 @@ func notActionable(el *element, st *actState) error {
 	case "unstable":
 		why = "is still moving (animating)"
 	case "hover":
-		why = "changed each time the pointer reached it (the page's handlers of the mouse move asked for an animation frame, a hover effect, every time), so tabpilot did not press"
+		why = "was changing as the pointer reached it (the page's handlers of the mouse move asked for an animation frame, a hover effect), and the time ran out before a press after that frame"
 	case "vanished":
 		why = "became hidden as the pointer reached it (a :hover style or a mouseenter handler of the page hides it, or swaps it for another element), so a press there would not reach it; tabpilot did not press"
 		hint = "A person could not click it either. If another control takes its place on hover, observe again with the pointer there (hover the element first) and click what shows."

@@ -154,10 +154,11 @@ async function check(opts, el, held) {
     const mine = (e) => { const p = e.composedPath(); return ok.some((n) => p.includes(n)); };
     // pressCheck: what is wrong with the target at the press, null when
     // nothing is (see press). Without press (the caller waited for each
-    // answer), only whether the check would find the target disabled now
-    // (when it asked, opts.enabled, or a verify call): a handler of the mouse move, or a
-    // frame after it, disabled it, and Chromium gives a disabled control
-    // the pointer events of a press and none of its mouse events or click.
+    // answer), only whether the check would find the target disabled
+    // now (when it asked, opts.enabled, or a verify call): a handler of
+    // the mouse move, or a frame after it, disabled it, and Chromium
+    // gives a disabled control the pointer events of a press and none of
+    // its mouse events or click.
     let checked = false;
     const pressCheck = (e) => {
       if (!press) return opts.enabled || opts.verify ? disabledNow() : null;
