@@ -1813,3 +1813,41 @@ w.addEventListener('mouseover', () => {
 		}
 	}
 }
+
+// TestClickSelectorNotesLabelChange: a CSS selector's click goes to what
+// matches it at the press; when the page put a button that reads other
+// in its place as the pointer arrived (Go → Delete, in the next frame),
+// the result says so. A button that changes its label in its own click
+// handler (Follow → Following) gets no note.
+func TestClickSelectorNotesLabelChange(t *testing.T) {
+	t.Parallel()
+	base := httptestServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Swap</title><div id=wrap style="padding:40px"><button class=act>Go</button></div>
+<button id=follow onclick="this.textContent = 'Following'">Follow</button>
+<script>window.seen = [];
+const b = document.querySelector('.act'); b.onclick = () => seen.push('go');
+b.addEventListener('mouseenter', () => requestAnimationFrame(() => {
+  const n = document.createElement('button'); n.className = 'act'; n.textContent = 'Delete';
+  n.onclick = () => seen.push('delete'); b.replaceWith(n);
+}), {once: true});</script>`)
+	}))
+	tab := obsOpen(t, base)
+	var res *tabs.ActionResult
+	err := obsDo(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
+		var err error
+		res, err = tb.Click(ctx, tabs.Target{Selector: ".act"})
+		return err
+	})
+	want := `".act" showed "Go" when it was found and "Delete" at the press`
+	if err != nil || res == nil || !strings.Contains(res.Note, want) || evalString(t, tab, "seen.join()") != "delete" {
+		t.Errorf("click .act: %+v, %v; want success with a note saying %q, and the page's delete handler", res, err, want)
+	}
+	err = obsDo(t, tab, func(ctx context.Context, tb *tabs.Tab) error {
+		var err error
+		res, err = tb.Click(ctx, tabs.Target{Selector: "#follow"})
+		return err
+	})
+	if err != nil || res == nil || res.Note != "" || evalString(t, tab, "follow.textContent") != "Following" {
+		t.Errorf("click #follow: %+v, %v; want success, no note, and the label Following", res, err)
+	}
+}

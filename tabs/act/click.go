@@ -3,6 +3,7 @@ package act
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"math"
 	"sync"
@@ -12,6 +13,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
 	"github.com/tabpilot/tabpilot/errcode"
+	"github.com/tabpilot/tabpilot/internal/msg"
 	"github.com/tabpilot/tabpilot/tabs/pagecore"
 )
 
@@ -213,6 +215,10 @@ func (t *Actor) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionRe
 		if err != nil {
 			return nil, false, err
 		}
+		if o.found == nil {
+			label := el.label
+			o.found = &label
+		}
 		nav = t.Mark()
 		sentAll.Store(false)
 		ph.located = time.Now()
@@ -308,6 +314,7 @@ func (t *Actor) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionRe
 		Pressed bool   `json:"pressed"`
 		Moved   bool   `json:"moved"`
 		Reached bool   `json:"reached"`
+		Label   string `json:"label"`
 		// Verdict is what the guard found wrong with the element at
 		// the press (actState.Press), before it stopped the press.
 		Verdict *actState `json:"verdict"`
@@ -414,6 +421,17 @@ func (t *Actor) clickOnce(ctx context.Context, tg Target, o *actOpts) (*ActionRe
 			// that took it for one would click again, and act twice.
 			res.Note = "a listener of the page on the click's way to " + el.desc + " (on the window, on the document, such as a delegating one, or on an ancestor) stopped the click event before it reached it; the page had the click and may have handled it there"
 		}
+	}
+	if tg.ID == 0 && err == nil && got != nil && got.Touched && o.found != nil && got.Label != *o.found {
+		// A selector names what matches it at the press (the element
+		// the page changed, or put in its place, as the pointer
+		// arrived); a number's label change is in its description (was,
+		// now).
+		note := fmt.Sprintf("%s showed %q when it was found and %q at the press (the page changed it, or put another in its place, as the pointer arrived); the click went to what it matched then: observe to see what it did", el.desc, msg.Trim(*o.found, 60), msg.Trim(got.Label, 60))
+		if res.Note != "" {
+			note = res.Note + "; " + note
+		}
+		res.Note = note
 	}
 	// The check's reply, on the top page's session, came after the events
 	// the renderer sent before it.

@@ -122,6 +122,10 @@ type element struct {
 	text string
 	// resolved is when locate had the node (for the click's debug log).
 	resolved time.Time
+	// label is what the element showed at the check that passed (its
+	// text, else its aria-label), for a selector's click to say when the
+	// element showed something else at the press.
+	label string
 }
 
 // resolve finds the element a target names, once. Errors: bad_request,
@@ -271,9 +275,12 @@ func (t *Actor) findIn(ctx context.Context, tg Target, wait time.Duration, iso b
 }
 
 type actState struct {
-	State string  `json:"state"`
-	By    string  `json:"by"`
-	Tag   string  `json:"tag"`
+	State string `json:"state"`
+	By    string `json:"by"`
+	Tag   string `json:"tag"`
+	// Label is what the element shows (its text, else its aria-label),
+	// in a check that passed.
+	Label string  `json:"label"`
 	X     float64 `json:"x"`
 	Y     float64 `json:"y"`
 	// Box is the element's border box [left, top, width, height].
@@ -432,6 +439,9 @@ type actOpts struct {
 	// stopped is why the guard stopped the last try's press, for a click
 	// whose wait ends with no try let through.
 	stopped error
+	// found is what the element showed at the first try's check, for a
+	// selector's click to say when what it pressed showed other.
+	found *string
 }
 
 // actionable waits (within wait and ctx) until el is attached, visible,
@@ -526,7 +536,7 @@ func (t *Actor) actionable(ctx context.Context, el *element, o actOpts, wait tim
 // not in the element's frame. Errors: not_actionable when the element or
 // its frame has no box, stale_element when the frame is gone.
 func (t *Actor) topPoint(ctx context.Context, el *element, st *actState) (x, y float64, cover string, err error) {
-	el.box, el.fx, el.fy, el.bg, el.press, el.scrolled = st.Box, st.X, st.Y, st.Bg, st.Press, st.Scrolled
+	el.box, el.fx, el.fy, el.bg, el.press, el.scrolled, el.label = st.Box, st.X, st.Y, st.Bg, st.Press, st.Scrolled, st.Label
 	if st.Top && el.sess == nil {
 		return st.X, st.Y, "", nil
 	}

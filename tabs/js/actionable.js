@@ -99,6 +99,8 @@ return async function (opts, self) {
 // check is the actionability check proper, of el; held: its closure is
 // held (pagecore.HeldCall), and keeps the armed click between calls.
 async function check(opts, el, held) {
+  // labelOf: what an element shows, its text, else its aria-label.
+  const labelOf = (e) => (e.innerText || e.getAttribute('aria-label') || '').replace(/\s+/g, ' ').trim();
   const describe = (e) => {
     if (!e) return 'nothing';
     let s = e.tagName.toLowerCase();
@@ -108,7 +110,7 @@ async function check(opts, el, held) {
     // The root and the body are named without their text, which is the
     // whole page's.
     const whole = e.tagName === 'HTML' || e.tagName === 'BODY';
-    const t = whole ? '' : (e.innerText || e.getAttribute('aria-label') || '').replace(/\s+/g, ' ').trim();
+    const t = whole ? '' : labelOf(e);
     if (t) s += ' "' + (t.length > 40 ? t.slice(0, 40) + '…' : t) + '"';
     return s;
   };
@@ -142,7 +144,8 @@ async function check(opts, el, held) {
     // document, say) had it.
     // pressed: the press (pointerdown, mousedown) reached the target,
     // whatever came of the release.
-    const st = { got: false, by: '', over: false, touched: false, pressed: false, moved: false, reached: false, verdict: null };
+    // label: what the target showed at the press (labelOf).
+    const st = { got: false, by: '', over: false, touched: false, pressed: false, moved: false, reached: false, verdict: null, label: '' };
     const box0 = rect();
     // The content slotted into the target is the target too; so is the
     // element of a text node the caller named.
@@ -212,6 +215,7 @@ async function check(opts, el, held) {
       if (!checked && (e.type === 'pointerdown' || e.type === 'mousedown')) {
         checked = true;
         st.verdict = pressCheck(e);
+        st.label = labelOf(target);
       }
       if (st.verdict) return stop(e);
       if (mine(e)) {
@@ -546,6 +550,6 @@ async function check(opts, el, held) {
   // waits for the vsync. (guard.js's were there from the start.)
   if (opts.arm && (!opts.quick || atPress)) arm(target, atPress ? { box: r2, x, y } : null);
   const top = window === window.top && (!window.visualViewport || window.visualViewport.scale === 1);
-  return { state: 'ok', x, y, box: r2, top, tag: describe(target), bg, press: atPress, scrolled };
+  return { state: 'ok', x, y, box: r2, top, tag: describe(target), label: labelOf(target), bg, press: atPress, scrolled };
 }
 })()
